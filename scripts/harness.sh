@@ -1,0 +1,491 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build -> boot -> test harness for the uprobes patch series.
+#
+#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info
+#
+# Environment: IMPL=ours|stock (default ours), CONFIG=fast|debug (default fast),
+# CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot.
+#
+# Layout of the build directory ($B, default ./build, git-ignored):
+#   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)
+#   src/ours/         a copy of it with our overlay files and patches/ applied
+#   obj/IMPL-CONFIG/  out-of-tree kernel objects (.config, bzImage)
+#   selftests/        tools/testing/selftests/uprobes built from the ours tree
+#   initramfs/        guest root and its cpio archive
+#   logs/IMPL-CONFIG/ console.log (kernel console), out.log (guest command output), results
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${BUILD:-$TOP/build}
+IMPL=${IMPL:-ours}
+CONFIG=${CONFIG:-fast}
+JOBS=${JOBS:-$(nproc)}
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+SRC_STOCK=$B/src/stock
+SRC_OURS=$B/src/ours
+OBJ=$B/obj/$IMPL-$CONFIG
+LOGS=$B/logs/$IMPL-$CONFIG
+STEST=$B/selftests
+IRD=$B/initramfs
+# Directories of the repo that mirror the kernel tree.
+OVERLAY_DIRS="kernel include arch Documentation tools"
+
+case $IMPL in ours|stock) ;; *) echo "IMPL must be ours or stock, not '$IMPL'" >&2; exit 2;; esac
+case $CONFIG in fast|debug) ;; *) echo "CONFIG must be fast or debug, not '$CONFIG'" >&2; exit 2;; esac
+
+say() { printf '[harness] %s\n' "$*" >&2; }
+die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
+
+src_dir() { if [ "$IMPL" = stock ]; then echo "$SRC_STOCK"; else echo "$SRC_OURS"; fi; }
+
+# One harness invocation at a time per build directory.
+take_lock() {
+	mkdir -p "$B"
+	exec 9>"$B/.lock"
+	if ! flock -n 9; then
+		say "waiting for another harness run to finish"
+		flock 9
+	fi
+}
+
+# ---------------------------------------------------------------- deps
+PKGS="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio ccache dwarves
+      xz-utils busybox-static qemu-system-x86 systemtap-sdt-dev linux-perf perl git"
+
+cmd_deps() {
+	local missing=() p
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing: ${missing[*]}"
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+		{ apt-get update >/dev/null && apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; } ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# ---------------------------------------------------------------- trees
+base_version() { make -s -C "$SRC_STOCK" kernelversion 2>/dev/null; }
+project_commit() {
+	git -C "$TOP" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown
+}
+
+info() {
+	local deb
+	deb=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo '?')
+	say "base linux $(base_version) (linux-source-6.1 $deb), project $(project_commit), IMPL=$IMPL CONFIG=$CONFIG"
+}
+
+extract_stock() {
+	[ -f "$SRC_STOCK/.extracted" ] && return 0
+	[ -r "$TARBALL" ] || die "$TARBALL missing: run 'make deps' (apt-get install linux-source-6.1)"
+	say "extracting $TARBALL"
+	rm -rf "$SRC_STOCK" "$SRC_OURS" "$B/src/.tmp"
+	mkdir -p "$B/src/.tmp"
+	tar -xJf "$TARBALL" -C "$B/src/.tmp"
+	mv "$B/src/.tmp/linux-source-6.1" "$SRC_STOCK"
+	rmdir "$B/src/.tmp"
+	chmod -R a-w "$SRC_STOCK"
+	touch "$SRC_STOCK/.extracted" 2>/dev/null || { chmod u+w "$SRC_STOCK"; touch "$SRC_STOCK/.extracted"; chmod u-w "$SRC_STOCK"; }
+}
+
+# Files of the repo that replace or add a path in the base tree.
+overlay_files() {
+	local d
+	for d in $OVERLAY_DIRS; do
+		[ -d "$TOP/$d" ] || continue
+		(cd "$TOP" && find "$d" -type f ! -name '*.o' ! -name '.*' | sort)
+	done
+}
+
+patch_files() { ls "$TOP"/patches/*.patch 2>/dev/null | sort || true; }
+patched_paths() {
+	local p
+	for p in $(patch_files); do
+		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$p"
+	done | sort -u
+}
+
+# Make src/ours = src/stock + overlay + patches, touching only files whose content changes
+# (so that an incremental build recompiles just what was edited).
+sync_ours() {
+	local st=$B/src/.staging new=$B/src/.managed.new old=$B/src/.managed f p
+	if [ ! -f "$SRC_OURS/.copied" ]; then
+		say "copying the base tree to src/ours"
+		rm -rf "$SRC_OURS"
+		cp -a "$SRC_STOCK" "$SRC_OURS"
+		chmod -R u+w "$SRC_OURS"
+		rm -f "$old"
+		touch "$SRC_OURS/.copied"
+	fi
+	rm -rf "$st" && mkdir -p "$st"
+	{ overlay_files; patched_paths; } | sort -u >"$new"
+	for f in $(patched_paths); do
+		[ -f "$SRC_STOCK/$f" ] || continue
+		mkdir -p "$st/$(dirname "$f")" && cp "$SRC_STOCK/$f" "$st/$f"
+	done
+	for f in $(overlay_files); do
+		mkdir -p "$st/$(dirname "$f")" && cp "$TOP/$f" "$st/$f"
+	done
+	for p in $(patch_files); do
+		patch -s -p1 -N --no-backup-if-mismatch -d "$st" <"$p" || die "patch $(basename "$p") does not apply"
+	done
+	chmod -R u+w "$st"
+	# Paths we managed before but no longer do go back to the base version.
+	if [ -f "$old" ]; then
+		for f in $(comm -23 "$old" "$new"); do
+			if [ -f "$SRC_STOCK/$f" ]; then
+				cmp -s "$SRC_STOCK/$f" "$SRC_OURS/$f" || cp "$SRC_STOCK/$f" "$SRC_OURS/$f"
+			else
+				rm -f "$SRC_OURS/$f"
+			fi
+		done
+	fi
+	while read -r f; do
+		[ -n "$f" ] || continue
+		if [ -f "$st/$f" ]; then
+			if ! cmp -s "$st/$f" "$SRC_OURS/$f"; then
+				mkdir -p "$SRC_OURS/$(dirname "$f")"
+				cp "$st/$f" "$SRC_OURS/$f"
+				say "overlay: $f"
+			fi
+		else
+			rm -f "$SRC_OURS/$f"
+		fi
+	done <"$new"
+	mv "$new" "$old"
+	rm -rf "$st"
+}
+
+cmd_tree() {
+	extract_stock
+	sync_ours
+}
+
+# ---------------------------------------------------------------- kernel
+fragments() {
+	local f
+	for f in scripts/configs/fast.config tools/testing/selftests/uprobes/config \
+		$([ "$CONFIG" = debug ] && echo scripts/configs/debug.config); do
+		[ -f "$TOP/$f" ] && echo "$TOP/$f"
+	done
+	return 0
+}
+
+kmake() {
+	make -C "$(src_dir)" O="$OBJ" ARCH=x86_64 \
+		CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' \
+		KBUILD_BUILD_USER=uprobes KBUILD_BUILD_HOST=harness "$@"
+}
+
+# Every CONFIG_ line a fragment asks for must be in the final .config, as asked.
+check_config() {
+	local frag line sym bad=0
+	for frag in $(fragments); do
+		[ -f "$frag" ] || continue
+		while read -r line; do
+			case $line in
+			CONFIG_*=*)
+				grep -qxF "$line" "$OBJ/.config" || {
+					sym=${line%%=*}
+					say "requested $line (from ${frag#"$TOP"/}), got: $(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" || echo 'absent')"
+					bad=1
+				}
+				;;
+			"# CONFIG_"*" is not set")
+				sym=${line#\# }; sym=${sym%% *}
+				if grep -q "^$sym=" "$OBJ/.config"; then
+					say "requested '$line' (from ${frag#"$TOP"/}), got: $(grep "^$sym=" "$OBJ/.config")"
+					bad=1
+				fi
+				;;
+			esac
+		done <"$frag"
+	done
+	[ $bad = 0 ] || { rm -f "$OBJ/.frag-hash"; die "kernel config does not provide the options above"; }
+}
+
+configure() {
+	local hash
+	# shellcheck disable=SC2046
+	hash=$(cat $(fragments) | sha1sum | cut -c1-40)
+	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.frag-hash" 2>/dev/null)" = "$hash" ]; then
+		return 0
+	fi
+	say "configuring $IMPL-$CONFIG (tinyconfig + $(fragments | xargs -n1 basename | tr '\n' ' '))"
+	mkdir -p "$OBJ"
+	kmake -s tinyconfig >/dev/null
+	# shellcheck disable=SC2046
+	(cd "$OBJ" && ARCH=x86_64 "$(src_dir)/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" $(fragments) >"$OBJ/merge.log" 2>&1) ||
+		{ cat "$OBJ/merge.log" >&2; die "merge_config.sh failed"; }
+	kmake -s olddefconfig >/dev/null
+	check_config
+	echo "$hash" >"$OBJ/.frag-hash"
+}
+
+cmd_kernel() {
+	cmd_tree
+	configure
+	local t0=$SECONDS
+	say "building bzImage ($IMPL-$CONFIG, -j$JOBS)"
+	kmake -s -j"$JOBS" bzImage >"$OBJ/build.log" 2>&1 || { tail -40 "$OBJ/build.log" >&2; die "kernel build failed (log: $OBJ/build.log)"; }
+	grep -E 'warning:|error:' "$OBJ/build.log" | grep -v '^make' | head -20 >&2 || true
+	say "kernel built in $((SECONDS - t0)) s: $OBJ/arch/x86/boot/bzImage"
+}
+
+# ---------------------------------------------------------------- guest
+cmd_selftests() {
+	cmd_tree
+	local d=$SRC_OURS/tools/testing/selftests/uprobes
+	[ -d "$d" ] || die "no selftests in $d"
+	mkdir -p "$STEST"
+	make -s -C "$d" OUTPUT="$STEST" >"$B/selftests.log" 2>&1 || { cat "$B/selftests.log" >&2; die "selftests build failed"; }
+	make -s -C "$d" OUTPUT="$STEST" emit_tests 2>/dev/null | sed -n 's/^[^:]*://p' >"$STEST/.tests"
+}
+
+# Copy an ELF file's shared libraries (and the loader) into the guest root.
+copy_libs() {
+	local root=$1 f lib
+	shift
+	for f in "$@"; do
+		ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true
+	done | sort -u | while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+cmd_initramfs() {
+	cmd_selftests
+	local root=$IRD/root a elfs
+	rm -rf "$root" && mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,kselftest,harness}
+	cp /bin/busybox "$root/bin/busybox"
+	for a in $(/bin/busybox --list-full); do
+		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
+	done
+	cp /usr/bin/perf "$root/usr/bin/perf"
+	cp -a "$STEST" "$root/kselftest/uprobes"
+	cp -a "$SRC_STOCK/tools/testing/selftests/ftrace" "$root/kselftest/ftrace"
+	cp "$TOP"/scripts/guest/* "$root/harness/"
+	mv "$root/harness/init" "$root/init"
+	chmod +x "$root/init" "$root"/harness/*
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
+	echo 'root:x:0:' >"$root/etc/group"
+	elfs=$(find "$root/usr/bin/perf" "$root/kselftest/uprobes" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
+	# shellcheck disable=SC2086
+	copy_libs "$root" $elfs
+	[ -e "$root/lib/x86_64-linux-gnu/libgcc_s.so.1" ] || cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/" 2>/dev/null || true
+	(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$IRD/base.cpio"
+}
+
+# Kernel console goes to console.log (ttyS0); the guest command's output to ttyS1 (stdio,
+# mirrored to out.log). The guest prints @@EXIT=n@@ when the command ends.
+boot() {
+	local mode=$1 limit=${TIMEOUT:-} kernel=$OBJ/arch/x86/boot/bzImage extra=$IRD/extra mem accel
+	[ -f "$kernel" ] || die "no kernel at $kernel"
+	mkdir -p "$LOGS"
+	rm -rf "$extra" && mkdir -p "$extra"
+	if [ "$mode" = cmd ]; then
+		printf '%s\n' "$CMD" >"$extra/cmd"
+	fi
+	if [ -n "${EXTRA:-}" ]; then
+		[ -d "$EXTRA" ] || die "EXTRA=$EXTRA is not a directory"
+		cp -a "$EXTRA" "$extra/extra"
+	fi
+	(cd "$extra" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) >"$IRD/extra.cpio"
+	cat "$IRD/base.cpio" "$IRD/extra.cpio" >"$IRD/boot.cpio"
+	if [ "$CONFIG" = debug ]; then mem=2048; else mem=1024; fi
+	if [ -z "$limit" ]; then
+		if [ "$CONFIG" = debug ]; then limit=2400; else limit=1200; fi
+	fi
+	accel=$(accel_args)
+	: >"$LOGS/console.log"
+	: >"$LOGS/out.log"
+	local qemu=(qemu-system-x86_64 $accel -m "$mem" -smp 2 -nodefaults -display none -no-reboot
+		-kernel "$kernel" -initrd "$IRD/boot.cpio"
+		-append "console=ttyS0 panic=-1 loglevel=7 rdinit=/init harness.mode=$mode"
+		-serial "file:$LOGS/console.log"
+		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log" -serial chardev:out)
+	local rc=0
+	if [ "$mode" = shell ]; then
+		"${qemu[@]}" || rc=$?
+		return 0
+	fi
+	timeout -k 10 "$limit" "${qemu[@]}" </dev/null || rc=$?
+	GUEST_RC=$(tr -d '\r' <"$LOGS/out.log" | sed -n 's/.*@@EXIT=\([0-9]*\)@@.*/\1/p' | tail -1)
+	if [ -z "$GUEST_RC" ]; then
+		if [ $rc = 124 ]; then
+			say "guest timed out after ${limit}s (console: $LOGS/console.log)"
+		else
+			say "guest ended without an exit status (qemu rc=$rc); last console lines:"
+			tail -25 "$LOGS/console.log" >&2
+		fi
+		GUEST_RC=125
+	fi
+}
+
+# TCG unless a probe boot proves that KVM runs our guests on this machine.
+accel_args() {
+	[ "${ACCEL:-}" = tcg ] && { echo "-accel tcg -cpu max"; return; }
+	local stamp=$B/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo x)
+	if [ ! -f "$stamp" ]; then
+		local ok=no
+		if [ -w /dev/kvm ] && [ -f "$OBJ/arch/x86/boot/bzImage" ]; then
+			local plog=$B/kvm-probe.log
+			printf 'true\n' >"$IRD/probe.cmd"
+			if timeout -k 5 20 qemu-system-x86_64 -accel kvm -m 256 -nodefaults -display none -no-reboot \
+				-kernel "$OBJ/arch/x86/boot/bzImage" -initrd "$IRD/base.cpio" \
+				-append "console=ttyS0 panic=-1 rdinit=/init harness.mode=probe" \
+				-serial "file:$plog" </dev/null >/dev/null 2>&1 && grep -q '@@PROBE-OK@@' "$plog"; then
+				ok=yes
+			fi
+		fi
+		echo $ok >"$stamp"
+		say "KVM usable: $ok"
+	fi
+	if [ "$(cat "$stamp")" = yes ]; then echo "-accel kvm -cpu host"; else echo "-accel tcg -cpu max"; fi
+}
+
+cmd_vm() {
+	[ -n "${CMD:-}" ] || die "usage: make vm CMD='shell command' [EXTRA=dir]"
+	info
+	cmd_kernel
+	cmd_initramfs
+	boot cmd
+	return "$GUEST_RC"
+}
+
+cmd_shell() {
+	info
+	cmd_kernel
+	cmd_initramfs
+	boot shell
+}
+
+# Kernel problems that fail a run whatever the tests said.
+CONSOLE_BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|kernel BUG|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep|INFO: task .* blocked|Bad page|Bad rss-counter|list_add corruption|list_del corruption|refcount_t:'
+
+console_problems() {
+	grep -aE "$CONSOLE_BAD" "$LOGS/console.log" | grep -avE 'lockdep: (fixing up alternatives|Lock dependency validator)|Lock dependency validator' || true
+}
+
+# Summarise the TAP the guest printed: one line per test, then the closing counts.
+summarise() {
+	local res=$LOGS/results.txt
+	tr -d '\r' <"$LOGS/out.log" | awk '
+		/^@@SUITE / { suite = $2; planned = -1; seen = 0; next }
+		/^@@SUITE-END / {
+			rc = $3; sub("rc=", "", rc)
+			if (planned >= 0 && seen < planned) {
+				printf "FAIL %s: %d of %d planned tests did not report\n", suite, planned - seen, planned
+				fail += planned - seen
+			} else if (rc != 0 && suitefail == 0) {
+				printf "FAIL %s: exited with status %s\n", suite, rc; fail++
+			}
+			suite = ""; suitefail = 0; next
+		}
+		suite == "" { next }
+		/^1\.\.[0-9]+/ { planned = substr($1, 4) + 0; next }
+		/^(not )?ok [0-9]+ / {
+			line = $0; seen++
+			name = line; sub(/^(not )?ok [0-9]+ /, "", name)
+			skipped = (name ~ /# [Ss][Kk][Ii][Pp]/)
+			sub(/ *# .*$/, "", name)
+			if (line ~ /^not ok/ && !skipped) { printf "FAIL %s.%s\n", suite, name; fail++; suitefail++ }
+			else if (skipped) { printf "SKIP %s.%s\n", suite, name; skip++ }
+			else { printf "PASS %s.%s\n", suite, name; pass++ }
+		}
+		END { printf "@@COUNTS %d %d %d\n", pass, fail, skip }
+	' >"$res"
+	grep -v '^@@COUNTS' "$res" || true
+	read -r _ PASSED FAILED SKIPPED < <(grep '^@@COUNTS' "$res")
+}
+
+cmd_check() {
+	info
+	local t0=$SECONDS
+	cmd_kernel
+	cmd_initramfs
+	CMD=/harness/run-tests.sh
+	boot cmd
+	summarise
+	local problems
+	problems=$(console_problems)
+	if [ -n "$problems" ]; then
+		say "kernel reported problems in $LOGS/console.log:"
+		printf '%s\n' "$problems" | head -20 >&2
+		FAILED=$((FAILED + 1))
+		echo "FAIL console: kernel BUG/WARNING/Oops/lockdep/KASAN report"
+	fi
+	if [ "$GUEST_RC" = 125 ] || [ "$GUEST_RC" = 124 ]; then
+		FAILED=$((FAILED + 1))
+		echo "FAIL guest: did not finish"
+	fi
+	say "IMPL=$IMPL CONFIG=$CONFIG done in $((SECONDS - t0)) s; logs in $LOGS"
+	if [ "$SKIPPED" -gt 0 ]; then
+		echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	else
+		echo "$PASSED passed, $FAILED failed"
+	fi
+	[ "$FAILED" = 0 ] && [ "$PASSED" -gt 0 ]
+}
+
+cmd_run() {
+	info
+	cmd_kernel
+	cmd_initramfs
+	CMD=/harness/demo.sh
+	boot cmd
+	local problems
+	problems=$(console_problems)
+	[ -z "$problems" ] || { say "kernel reported problems:"; printf '%s\n' "$problems" | head -20 >&2; return 1; }
+	return "$GUEST_RC"
+}
+
+# ---------------------------------------------------------------- lint
+# checkpatch --strict and kernel-doc on every C file and header we own.
+cmd_lint() {
+	extract_stock
+	local f files=() bad=0 out
+	while read -r f; do files+=("$f"); done < <(cd "$TOP" && git ls-files --cached --others --exclude-standard -- \
+		'kernel/*.[ch]' 'include/*.h' 'arch/*.[ch]' 'tools/testing/selftests/uprobes/*.[ch]' | sort -u)
+	[ ${#files[@]} -gt 0 ] || { say "lint: no C files yet"; return 0; }
+	for f in "${files[@]}"; do
+		[ -f "$TOP/$f" ] || continue
+		out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --no-tree --strict --terse --show-types -q \
+			-f "$TOP/$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
+		out+=$(cd "$SRC_STOCK" && perl scripts/kernel-doc -none "$TOP/$f" 2>&1 || true)
+		if [ -n "$out" ]; then
+			printf '%s\n' "$out" | sed "s,$TOP/,,"
+			bad=1
+		fi
+	done
+	if [ $bad = 0 ]; then
+		say "lint: ${#files[@]} files clean (checkpatch --strict, kernel-doc)"
+	else
+		die "lint: problems above"
+	fi
+}
+
+main() {
+	local c=${1:-}
+	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info"
+	case $c in
+	deps) cmd_deps ;;
+	info) extract_stock; info ;;
+	tree|kernel|selftests|initramfs|vm|shell|check|run|lint)
+		cmd_deps
+		take_lock
+		"cmd_$c"
+		;;
+	*) die "unknown command '$c'" ;;
+	esac
+}
+
+main "$@"
