@@ -369,10 +369,10 @@ cmd_shell() {
 }
 
 # Kernel problems that fail a run whatever the tests said.
-CONSOLE_BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|kernel BUG|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep|INFO: task .* blocked|Bad page|Bad rss-counter|list_add corruption|list_del corruption|refcount_t:'
+CONSOLE_BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|kernel BUG|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|possible deadlock|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|INFO: task .* blocked|Bad page|Bad rss-counter|list_add corruption|list_del corruption|refcount_t:'
 
 console_problems() {
-	grep -aE "$CONSOLE_BAD" "$LOGS/console.log" | grep -avE 'lockdep: (fixing up alternatives|Lock dependency validator)|Lock dependency validator' || true
+	grep -aE "$CONSOLE_BAD" "$LOGS/console.log" || true
 }
 
 # Summarise the TAP the guest printed: one line per test, then the closing counts.
