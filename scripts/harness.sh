@@ -302,7 +302,7 @@ boot() {
 	cat "$IRD/base.cpio" "$IRD/extra.cpio" >"$IRD/boot.cpio"
 	if [ "$CONFIG" = debug ]; then mem=2048; else mem=1024; fi
 	if [ -z "$limit" ]; then
-		if [ "$CONFIG" = debug ]; then limit=2400; else limit=1200; fi
+		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = debug ]; then limit=2400; else limit=1200; fi
 	fi
 	accel=$(accel_args)
 	: >"$LOGS/console.log"
@@ -314,7 +314,7 @@ boot() {
 		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log" -serial chardev:out)
 	local rc=0
 	if [ "$mode" = shell ]; then
-		"${qemu[@]}" || rc=$?
+		timeout --foreground -k 10 "$limit" "${qemu[@]}" || rc=$?
 		return 0
 	fi
 	timeout -k 10 "$limit" "${qemu[@]}" </dev/null || rc=$?
@@ -488,4 +488,4 @@ main() {
 	esac
 }
 
-main "$@"
+main "$@"; exit $?
