@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_insn: a uprobe on one instruction must not change what the
+ * program computes.  Each test probes one instruction kind (targets are in
+ * uprobe_insn_targets.S), checks exact results and the exact hit count.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_targets.h"
+#include "uprobe_util.h"
+
+noipa long ui_ind_target(long x)
+{
+	return x ^ 0x5a5a;
+}
+
+FIXTURE(insn) {
+	char grp[64];
+	char ev[64];
+};
+
+FIXTURE_SETUP(insn)
+{
+}
+
+FIXTURE_TEARDOWN(insn)
+{
+	if (self->grp[0])
+		ut_group_cleanup(self->grp);
+}
+
+/*
+ * Put an enabled probe on label ui_<name>_insn, in group ust_<name> (into
+ * @grp), event ust_<name>_e (into @ev).  Returns 0 or -errno.
+ */
+static int probe_insn(char *grp, char *ev, const char *name)
+{
+	char label[64];
+	int64_t off;
+	int ret;
+
+	snprintf(grp, 64, "ust_%s", name);
+	snprintf(ev, 64, "ust_%s_e", name);
+	snprintf(label, sizeof(label), "ui_%s_insn", name);
+	ut_group_cleanup(grp);
+	if (ut_trace_clear())
+		return -EIO;
+	off = ut_elf_sym_offset(ut_self_exe(), label);
+	if (off < 0)
+		return -ENOENT;
+	ret = ut_probe_add("p:%s/%s %s:0x%lx", grp, ev, ut_self_exe(),
+			   (unsigned long)off);
+	if (ret)
+		return ret;
+	return ut_event_enable(grp, ev, true);
+}
+
+/* Probe instruction @name; returns true if the test was skipped. */
+static bool probe(struct __test_metadata *_metadata, char *grp, char *ev,
+		  const char *name)
+{
+	if (ut_no_tracefs(_metadata))
+		return true;
+	ASSERT_EQ(0, probe_insn(grp, ev, name));
+	return false;
+}
+
+#define PROBE(name)	probe(_metadata, self->grp, self->ev, name)
+#define HITS()		ut_trace_count(self->ev, getpid())
+
+/* A probed one byte nop: results and hit count unchanged. */
+TEST_F(insn, nop)
+{
+	if (PROBE("nop"))
+		return;
+	EXPECT_EQ(1, ui_nop(0));
+	EXPECT_EQ(-99, ui_nop(-100));
+	EXPECT_EQ(0x1000, ui_nop(0xfff));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed multi-byte nopl. */
+TEST_F(insn, nopl)
+{
+	if (PROBE("nopl"))
+		return;
+	EXPECT_EQ(2, ui_nopl(0));
+	EXPECT_EQ(44, ui_nopl(42));
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed push stores the value and moves %rsp by exactly 8. */
+TEST_F(insn, push)
+{
+	if (PROBE("push"))
+		return;
+	EXPECT_EQ(8, ui_push(0));
+	EXPECT_EQ(0x123456789aL + 8, ui_push(0x123456789aL));
+	EXPECT_EQ(-8 + 8, ui_push(-8));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed pop loads the value and moves %rsp by exactly 8. */
+TEST_F(insn, pop)
+{
+	if (PROBE("pop"))
+		return;
+	EXPECT_EQ(8, ui_pop(0));
+	EXPECT_EQ(0x7777 + 8, ui_pop(0x7777));
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed register to register mov. */
+TEST_F(insn, mov_reg_reg)
+{
+	if (PROBE("mov"))
+		return;
+	EXPECT_EQ(2, ui_mov(1, 2));
+	EXPECT_EQ(-5, ui_mov(0x10, -5));
+	EXPECT_EQ(0, ui_mov(9, 0));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed add computes the sum and the carry flag consumed by adc. */
+TEST_F(insn, add)
+{
+	if (PROBE("add"))
+		return;
+	EXPECT_EQ(12, ui_add(5, 7));
+	/* 0xffff...ff + 2 = 1 with carry set, adc adds it: 2 */
+	EXPECT_EQ(2, ui_add(-1, 2));
+	EXPECT_EQ(0, ui_add(0, 0));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed %rip relative load reads the right variable. */
+TEST_F(insn, riprel_load)
+{
+	if (PROBE("riprel_load"))
+		return;
+	UT_WRITE_ONCE(ui_data, 0x0123456789abcdefL);
+	EXPECT_EQ(0x0123456789abcdefL, ui_riprel_load());
+	UT_WRITE_ONCE(ui_data, -3);
+	EXPECT_EQ(-3, ui_riprel_load());
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed %rip relative store writes exactly the right 8 bytes. */
+TEST_F(insn, riprel_store)
+{
+	if (PROBE("riprel_store"))
+		return;
+	EXPECT_EQ(0x1122334455667788L, ui_riprel_store(0x1122334455667788L));
+	EXPECT_EQ(0x1122334455667788L, UT_READ_ONCE(ui_store_word));
+	EXPECT_EQ(77, ui_riprel_store(77));
+	EXPECT_EQ(77, UT_READ_ONCE(ui_store_word));
+	EXPECT_EQ(0x5555555555555555L, UT_READ_ONCE(ui_store_guard_lo));
+	EXPECT_EQ(0xaaaaaaaaaaaaaaaaUL,
+		  (unsigned long)UT_READ_ONCE(ui_store_guard_hi));
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed %rip relative lea yields the variable's address. */
+TEST_F(insn, riprel_lea)
+{
+	if (PROBE("riprel_lea"))
+		return;
+	EXPECT_EQ((long)(uintptr_t)&ui_data, ui_riprel_lea());
+	EXPECT_EQ((long)(uintptr_t)&ui_data, ui_riprel_lea());
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed call reaches the callee with the right return address. */
+TEST_F(insn, call)
+{
+	if (PROBE("call"))
+		return;
+	EXPECT_EQ((long)(uintptr_t)ui_call_ret, ui_call(0));
+	EXPECT_EQ((long)(uintptr_t)ui_call_ret, ui_call(1));
+	EXPECT_EQ((long)(uintptr_t)ui_call_ret, ui_call(2));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed indirect call through a register. */
+TEST_F(insn, call_indirect)
+{
+	if (PROBE("call_ind"))
+		return;
+	EXPECT_EQ(0x5a5a ^ 1, ui_call_ind(ui_ind_target, 1));
+	EXPECT_EQ(0x5a5a ^ 0x1234, ui_call_ind(ui_ind_target, 0x1234));
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed short jmp skips the code it jumps over. */
+TEST_F(insn, jmp)
+{
+	if (PROBE("jmp"))
+		return;
+	EXPECT_EQ(11, ui_jmp(10));
+	EXPECT_EQ(0, ui_jmp(-1));
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed jmp with a 32-bit displacement. */
+TEST_F(insn, jmp32)
+{
+	if (PROBE("jmp32"))
+		return;
+	EXPECT_EQ(13, ui_jmp32(10));
+	EXPECT_EQ(3, ui_jmp32(0));
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed conditional jump that is taken. */
+TEST_F(insn, jcc_taken)
+{
+	if (PROBE("jcc"))
+		return;
+	EXPECT_EQ(100, ui_jcc(5, 5));
+	EXPECT_EQ(100, ui_jcc(-1, -1));
+	EXPECT_EQ(100, ui_jcc(0, 0));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed conditional jump that is not taken. */
+TEST_F(insn, jcc_not_taken)
+{
+	if (PROBE("jcc"))
+		return;
+	EXPECT_EQ(200, ui_jcc(5, 6));
+	EXPECT_EQ(200, ui_jcc(-1, 1));
+	EXPECT_EQ(200, ui_jcc(0, 0x100000000L));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed ret returns to the caller with the right value. */
+TEST_F(insn, ret)
+{
+	if (PROBE("ret"))
+		return;
+	EXPECT_EQ(1, ui_ret(0));
+	EXPECT_EQ(100, ui_ret(99));
+	EXPECT_EQ(2, HITS());
+}
+
+/* what the SIGSEGV handler saw */
+static uint64_t segv_addr, segv_rip;
+static int segv_count, segv_code;
+
+static void segv_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	UT_WRITE_ONCE(segv_count, UT_READ_ONCE(segv_count) + 1);
+	UT_WRITE_ONCE(segv_addr, (uintptr_t)si->si_addr);
+	UT_WRITE_ONCE(segv_code, si->si_code);
+	UT_WRITE_ONCE(segv_rip, uc->uc_mcontext.gregs[REG_RIP]);
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)ui_fault_fixup;
+}
+
+/*
+ * A probed faulting load: SIGSEGV arrives as without the probe, with the
+ * same si_addr and si_code, and the ucontext %rip is the original load.
+ */
+TEST_F(insn, fault)
+{
+	struct sigaction sa = {
+		.sa_sigaction = segv_handler,
+		.sa_flags = SA_SIGINFO,
+	};
+	uint64_t base_addr, base_rip;
+	int base_code, i;
+	char *page;
+	long *bad;
+
+	if (ut_no_tracefs(_metadata))
+		return;
+	page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	bad = (long *)(page + 0x48);
+	ASSERT_EQ(0, sigaction(SIGSEGV, &sa, NULL));
+
+	/* baseline, without the probe */
+	EXPECT_EQ(0x5ee, ui_fault(bad));
+	ASSERT_EQ(1, UT_READ_ONCE(segv_count));
+	base_addr = UT_READ_ONCE(segv_addr);
+	base_rip = UT_READ_ONCE(segv_rip);
+	base_code = UT_READ_ONCE(segv_code);
+	EXPECT_EQ((uintptr_t)bad, base_addr);
+	EXPECT_EQ((uintptr_t)ui_fault_insn, base_rip);
+	EXPECT_EQ(SEGV_ACCERR, base_code);
+
+	ASSERT_EQ(0, probe_insn(self->grp, self->ev, "fault"));
+	for (i = 0; i < 3; i++) {
+		UT_WRITE_ONCE(segv_addr, 0);
+		UT_WRITE_ONCE(segv_rip, 0);
+		UT_WRITE_ONCE(segv_code, 0);
+		EXPECT_EQ(0x5ee, ui_fault(bad));
+		EXPECT_EQ(i + 2, UT_READ_ONCE(segv_count));
+		EXPECT_EQ(base_addr, UT_READ_ONCE(segv_addr));
+		EXPECT_EQ(base_rip, UT_READ_ONCE(segv_rip));
+		EXPECT_EQ(base_code, UT_READ_ONCE(segv_code));
+	}
+	/* the load still works on good memory */
+	UT_WRITE_ONCE(ui_data, 31337);
+	EXPECT_EQ(31337, ui_fault(&ui_data));
+	EXPECT_EQ(4, UT_READ_ONCE(segv_count));
+	EXPECT_EQ(4, HITS());
+	munmap(page, 4096);
+}
+
+TEST_HARNESS_MAIN

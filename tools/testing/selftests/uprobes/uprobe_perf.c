@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_perf: uprobes through perf: perf_event_open() with the "uprobe"
+ * PMU (entry and return probes, reference counter, per-task and inherited
+ * counting), and the perf tool's SDT support ("perf probe sdt_tick:loop2").
+ */
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+#define PERF_BIN	"/usr/bin/perf"
+
+unsigned short uperf_mark_semaphore __section(".probes") __used;
+
+#define SEM(s)	UT_READ_ONCE(s)
+
+long perf_sink;
+
+noipa long perf_func(long x)
+{
+	return x * 11;
+}
+
+noipa int perf_mark(long x)
+{
+	if (SEM(uperf_mark_semaphore)) {
+		DTRACE_PROBE1(uperf, mark, x);
+		return 1;
+	}
+	return 0;
+}
+
+static void call_n(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		UT_WRITE_ONCE(perf_sink, perf_func(i));
+}
+
+/* Read a sysfs number / "config:N" style format; -1 on error. */
+static long read_pmu_type(void)
+{
+	char *buf = ut_read_file(UT_UPROBE_PMU "/type", NULL);
+	long v = -1;
+
+	if (buf)
+		v = atol(buf);
+	free(buf);
+	return v;
+}
+
+/* Parse format/NAME "config:LO" or "config:LO-HI"; returns LO or -1. */
+static int read_format_bit(const char *name, int *hi)
+{
+	char path[256], *buf;
+	int lo = -1, h = -1, n;
+
+	snprintf(path, sizeof(path), UT_UPROBE_PMU "/format/%s", name);
+	buf = ut_read_file(path, NULL);
+	if (!buf)
+		return -1;
+	n = sscanf(buf, "config:%d-%d", &lo, &h);
+	free(buf);
+	if (n < 1)
+		return -1;
+	if (hi)
+		*hi = n == 2 ? h : lo;
+	return lo;
+}
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid)
+{
+	return syscall(__NR_perf_event_open, attr, pid, -1, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Fill @attr for a uprobe on @path at @offset.  @ret selects a return
+ * probe, @ref_ctr (when non-zero) the reference counter offset.
+ */
+static int uprobe_attr(struct perf_event_attr *attr, const char *path,
+		       uint64_t offset, bool ret, uint64_t ref_ctr)
+{
+	long type = read_pmu_type();
+	int bit, hi;
+
+	if (type < 0)
+		return -1;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config1 = (uint64_t)(uintptr_t)path;
+	attr->config2 = offset;
+	if (ret) {
+		bit = read_format_bit("retprobe", NULL);
+		if (bit < 0)
+			return -1;
+		attr->config |= 1ULL << bit;
+	}
+	if (ref_ctr) {
+		bit = read_format_bit("ref_ctr_offset", &hi);
+		if (bit < 0)
+			return -1;
+		attr->config |= ref_ctr << bit;
+	}
+	return 0;
+}
+
+static uint64_t read_count(int fd)
+{
+	uint64_t v = (uint64_t)-1;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return (uint64_t)-1;
+	return v;
+}
+
+/* SKIP (returning true) without the uprobe PMU. */
+static bool no_pmu(struct __test_metadata *_metadata)
+{
+	if (read_pmu_type() >= 0)
+		return false;
+	SKIP(return true, "CONFIG_UPROBE_EVENTS not enabled (no "
+	     UT_UPROBE_PMU ")");
+}
+
+/* SKIP (returning true) without reference counter support in the PMU. */
+static bool no_refctr(struct __test_metadata *_metadata)
+{
+	if (ut_file_exists(UT_UPROBE_PMU "/format/ref_ctr_offset"))
+		return false;
+	SKIP(return true, "uprobe PMU has no ref_ctr_offset format");
+}
+
+FIXTURE(pmu) {
+	int fd[2];
+	pid_t child;
+};
+
+FIXTURE_SETUP(pmu)
+{
+	self->fd[0] = -1;
+	self->fd[1] = -1;
+	self->child = -1;
+}
+
+FIXTURE_TEARDOWN(pmu)
+{
+	if (self->fd[0] >= 0)
+		close(self->fd[0]);
+	if (self->fd[1] >= 0)
+		close(self->fd[1]);
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+}
+
+static int64_t self_off(const char *sym)
+{
+	return ut_elf_sym_offset(ut_self_exe(), sym);
+}
+
+/* The uprobe PMU advertises retprobe as config:0, ref_ctr as config:32-63. */
+TEST_F(pmu, format)
+{
+	int hi = -1;
+
+	if (no_pmu(_metadata))
+		return;
+	EXPECT_EQ(0, read_format_bit("retprobe", NULL));
+	if (no_refctr(_metadata))
+		return;
+	EXPECT_EQ(32, read_format_bit("ref_ctr_offset", &hi));
+	EXPECT_EQ(63, hi);
+}
+
+/* An entry uprobe perf event counts exactly the calls of this task. */
+TEST_F(pmu, entry_count)
+{
+	struct perf_event_attr attr;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_LT(0, self_off("perf_func"));
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				 false, 0));
+	attr.disabled = 1;
+	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	call_n(3);
+	EXPECT_EQ(0ULL, read_count(self->fd[0]));
+	ASSERT_EQ(0, ioctl(self->fd[0], PERF_EVENT_IOC_ENABLE, 0));
+	call_n(7);
+	ASSERT_EQ(0, ioctl(self->fd[0], PERF_EVENT_IOC_DISABLE, 0));
+	call_n(2);
+	EXPECT_EQ(7ULL, read_count(self->fd[0]));
+}
+
+/* A return uprobe perf event counts exactly the returns. */
+TEST_F(pmu, return_count)
+{
+	struct perf_event_attr attr;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				 true, 0));
+	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	call_n(5);
+	EXPECT_EQ(5ULL, read_count(self->fd[0]));
+}
+
+/* Entry and return events on one function both count every call. */
+TEST_F(pmu, entry_and_return)
+{
+	struct perf_event_attr attr;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				 false, 0));
+	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]);
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				 true, 0));
+	self->fd[1] = perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[1]);
+	call_n(9);
+	EXPECT_EQ(9ULL, read_count(self->fd[0]));
+	EXPECT_EQ(9ULL, read_count(self->fd[1]));
+}
+
+/* The semaphore is 1 while a perf event with ref_ctr_offset is open. */
+TEST_F(pmu, semaphore_while_open)
+{
+	struct perf_event_attr attr;
+	struct ut_sdt_note n;
+	int i, fired = 0;
+
+	if (no_pmu(_metadata))
+		return;
+	if (no_refctr(_metadata))
+		return;
+	ASSERT_EQ(0, ut_sdt_find(ut_self_exe(), "uperf", "mark", &n));
+	ASSERT_NE(0ULL, n.sem_off);
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), n.pc_off, false,
+				 n.sem_off));
+	EXPECT_EQ(0, SEM(uperf_mark_semaphore));
+	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	EXPECT_EQ(1, SEM(uperf_mark_semaphore));
+	for (i = 0; i < 6; i++)
+		fired += perf_mark(i);
+	EXPECT_EQ(6, fired);
+	EXPECT_EQ(6ULL, read_count(self->fd[0]));
+	close(self->fd[0]);
+	self->fd[0] = -1;
+	EXPECT_EQ(0, SEM(uperf_mark_semaphore));
+	EXPECT_EQ(0, perf_mark(1));
+}
+
+/* An event opened on another task counts that task's calls only. */
+TEST_F(pmu, other_task)
+{
+	struct perf_event_attr attr;
+	int go[2], status;
+	char c;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_EQ(0, pipe(go));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		call_n(4);
+		_exit(0);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				 false, 0));
+	self->fd[0] = perf_open(&attr, self->child);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	call_n(3);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(4ULL, read_count(self->fd[0]));
+	close(go[1]);
+}
+
+/* With attr.inherit, the calls of a forked child are added on its exit. */
+TEST_F(pmu, inherit)
+{
+	struct perf_event_attr attr;
+	pid_t pid;
+	int status;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				 false, 0));
+	attr.inherit = 1;
+	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]);
+	call_n(2);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		call_n(3);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(5ULL, read_count(self->fd[0]));
+}
+
+/* The "perf" tool: run @argv (a NULL terminated list after "perf"). */
+static int run_perf(char *out, size_t size, const char *const args[])
+{
+	const char *argv[16];
+	int i;
+
+	argv[0] = PERF_BIN;
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	return ut_run(argv, out, size);
+}
+
+FIXTURE(perftool) {
+	char home[64];
+	bool probed;
+};
+
+FIXTURE_SETUP(perftool)
+{
+}
+
+FIXTURE_TEARDOWN(perftool)
+{
+	char out[4096];
+
+	if (self->probed) {
+		const char *const del[] = { "probe", "-q", "-d", "sdt_tick:*",
+					    NULL };
+
+		run_perf(out, sizeof(out), del);
+	}
+	if (self->home[0]) {
+		const char *const rm[] = { "/bin/rm", "-rf", self->home, NULL };
+
+		ut_run(rm, out, sizeof(out));
+	}
+}
+
+/*
+ * perf probe on the SDT marker tick:loop2 (via the build-id cache) sets the
+ * semaphore, so perf stat counts every one of its 7 iterations.
+ */
+TEST_F_TIMEOUT(perftool, perf_probe_sdt, 110)
+{
+	const char *tick = ut_helper("tick");
+	const char *const cache[] = { "buildid-cache", "--add", tick, NULL };
+	const char *const probe[] = { "probe", "-x", tick, "sdt_tick:loop2",
+				      NULL };
+	const char *const stat[] = { "stat", "-x,", "-e", "sdt_tick:loop2",
+				     "--", tick, "7", "1000", NULL };
+	const char *const del[] = { "probe", "-d", "sdt_tick:*", NULL };
+	char out[16384], *line, *save = NULL;
+	long count = -1;
+	int status;
+
+	if (ut_no_tracefs(_metadata))
+		return;
+	if (!ut_file_exists(PERF_BIN))
+		SKIP(return, PERF_BIN " not installed");
+	snprintf(self->home, sizeof(self->home), "/tmp/ust_perf.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->home));
+	ASSERT_EQ(0, setenv("HOME", self->home, 1));
+
+	status = run_perf(out, sizeof(out), cache);
+	ASSERT_EQ(0, status) {
+		TH_LOG("perf buildid-cache: %s", out);
+	}
+	self->probed = true;
+	status = run_perf(out, sizeof(out), probe);
+	ASSERT_EQ(0, status) {
+		TH_LOG("perf probe: %s", out);
+	}
+	ASSERT_TRUE(ut_event_dir_exists("sdt_tick", "loop2"));
+
+	status = run_perf(out, sizeof(out), stat);
+	ASSERT_EQ(0, status) {
+		TH_LOG("perf stat: %s", out);
+	}
+	EXPECT_NE(NULL, strstr(out, "tick: done, loop2 semaphore=1\n")) {
+		TH_LOG("perf stat output:\n%s", out);
+	}
+	/* the CSV line: "7,,sdt_tick:loop2,..." */
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, ",sdt_tick:loop2,")) {
+			count = atol(line);
+			break;
+		}
+	}
+	EXPECT_EQ(7, count);
+
+	status = run_perf(out, sizeof(out), del);
+	EXPECT_EQ(0, status) {
+		TH_LOG("perf probe -d: %s", out);
+	}
+	self->probed = false;
+	EXPECT_FALSE(ut_group_dir_exists("sdt_tick"));
+}
+
+TEST_HARNESS_MAIN

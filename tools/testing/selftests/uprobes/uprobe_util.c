@@ -1,0 +1,955 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared helpers for the uprobes selftests: tracefs access, ELF symbol and
+ * SDT note parsing, /proc/PID/{mem,maps} access and helper processes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/elf.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "uprobe_util.h"
+
+/* ---------------------------------------------------------------------- */
+/* generic file helpers                                                    */
+
+char *ut_read_file(const char *path, size_t *lenp)
+{
+	size_t cap = 65536, len = 0;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *nbuf = realloc(buf, cap * 2);
+
+			if (!nbuf)
+				goto fail;
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+int ut_write_file(const char *path, const char *buf, bool append)
+{
+	size_t len = strlen(buf);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+bool ut_file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* tracefs                                                                 */
+
+bool ut_tracefs_ok(void)
+{
+	return ut_file_exists(UT_TRACEFS "/uprobe_events");
+}
+
+static int vwrite_def(const char *file, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	int n;
+
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	if (n < 0 || n >= (int)sizeof(buf) - 1)
+		return -E2BIG;
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return ut_write_file(file, buf, true);
+}
+
+int ut_probe_add(const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vwrite_def(UT_TRACEFS "/uprobe_events", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int ut_dynevent_add(const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vwrite_def(UT_TRACEFS "/dynamic_events", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int ut_probe_del(const char *grp, const char *ev)
+{
+	return ut_probe_add("-:%s/%s", grp, ev);
+}
+
+int ut_event_enable(const char *grp, const char *ev, bool on)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s/%s/enable",
+		 grp, ev);
+	return ut_write_file(path, on ? "1\n" : "0\n", false);
+}
+
+bool ut_event_dir_exists(const char *grp, const char *ev)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s/%s", grp, ev);
+	return ut_file_exists(path);
+}
+
+bool ut_group_dir_exists(const char *grp)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s", grp);
+	return ut_file_exists(path);
+}
+
+/*
+ * Count the uprobe_events lines "p:GRP/EV ..." of group @grp (and event
+ * @ev_only unless NULL); with @cleanup, disable and remove each of them.
+ */
+static int scan_events(const char *grp, const char *ev_only, bool cleanup)
+{
+	char *buf, *line, *save = NULL;
+	size_t glen = strlen(grp);
+	int count = 0;
+
+	buf = ut_read_file(UT_TRACEFS "/uprobe_events", NULL);
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char ev[256], *sp;
+
+		if (strlen(line) < 2 || line[1] != ':')
+			continue;
+		if (strncmp(line + 2, grp, glen) || line[2 + glen] != '/')
+			continue;
+		snprintf(ev, sizeof(ev), "%s", line + 3 + glen);
+		sp = strchr(ev, ' ');
+		if (sp)
+			*sp = '\0';
+		if (ev_only && strcmp(ev, ev_only))
+			continue;
+		count++;
+		if (cleanup) {
+			ut_event_enable(grp, ev, false);
+			ut_probe_del(grp, ev);
+		}
+	}
+	free(buf);
+	return count;
+}
+
+bool ut_uprobe_events_has(const char *grp, const char *ev)
+{
+	return scan_events(grp, ev, false) > 0;
+}
+
+int ut_group_cleanup(const char *grp)
+{
+	if (!ut_tracefs_ok())
+		return 0;
+	return scan_events(grp, NULL, true);
+}
+
+int ut_trace_clear(void)
+{
+	return ut_write_file(UT_TRACEFS "/trace", "", false);
+}
+
+/*
+ * A trace line looks like
+ *   "     comm-1234    [001] d....   12.345678: EV: (0x401136) a=0x1"
+ * The pid is the number right before the blanks preceding "[CPU]".
+ */
+static pid_t line_pid(const char *line)
+{
+	const char *br = strchr(line, '[');
+	const char *p;
+
+	if (!br || br == line)
+		return -1;
+	p = br - 1;
+	while (p > line && *p == ' ')
+		p--;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == line || p[-1] != '-')
+		return -1;
+	return (pid_t)atoi(p);
+}
+
+int ut_trace_records(const char *ev, pid_t pid, char ***recs)
+{
+	char *buf, *line, *save = NULL, needle[300];
+	char **out = NULL;
+	int n = 0, cap = 0;
+
+	if (recs)
+		*recs = NULL;
+	buf = ut_read_file(UT_TRACEFS "/trace", NULL);
+	if (!buf)
+		return -1;
+	snprintf(needle, sizeof(needle), " %s: ", ev);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *hit;
+
+		if (line[0] == '#')
+			continue;
+		hit = strstr(line, needle);
+		if (!hit)
+			continue;
+		if (pid > 0 && line_pid(line) != pid)
+			continue;
+		if (recs) {
+			if (n == cap) {
+				char **no;
+
+				cap = cap ? cap * 2 : 16;
+				no = realloc(out, cap * sizeof(*out));
+				if (!no)
+					break;
+				out = no;
+			}
+			out[n] = strdup(hit + strlen(needle));
+		}
+		n++;
+	}
+	free(buf);
+	if (recs)
+		*recs = out;
+	return n;
+}
+
+int ut_trace_count(const char *ev, pid_t pid)
+{
+	return ut_trace_records(ev, pid, NULL);
+}
+
+void ut_free_records(char **recs, int n)
+{
+	int i;
+
+	if (!recs)
+		return;
+	for (i = 0; i < n; i++)
+		free(recs[i]);
+	free(recs);
+}
+
+static const char *find_arg(const char *rec, const char *name)
+{
+	size_t nlen = strlen(name);
+	const char *p = rec;
+
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == rec || p[-1] == ' ') && p[nlen] == '=')
+			return p + nlen + 1;
+		p += nlen;
+	}
+	return NULL;
+}
+
+int ut_rec_u64(const char *rec, const char *name, uint64_t *val)
+{
+	const char *v = find_arg(rec, name);
+	char *end;
+
+	if (!v)
+		return -1;
+	errno = 0;
+	if (*v == '-')
+		*val = (uint64_t)strtoll(v, &end, 0);
+	else
+		*val = strtoull(v, &end, 0);
+	if (errno || end == v || (*end != ' ' && *end != '\0'))
+		return -1;
+	return 0;
+}
+
+int ut_rec_str(const char *rec, const char *name, char *buf, size_t size)
+{
+	const char *v = find_arg(rec, name), *end;
+	size_t len;
+
+	if (!v || *v != '"')
+		return -1;
+	v++;
+	end = strchr(v, '"');
+	if (!end)
+		return -1;
+	len = end - v;
+	if (len >= size)
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+int ut_rec_ip(const char *rec, uint64_t *ip, uint64_t *func)
+{
+	char *end;
+
+	if (rec[0] != '(')
+		return -1;
+	*ip = strtoull(rec + 1, &end, 16);
+	if (func) {
+		*func = 0;
+		if (!strncmp(end, " <- ", 4))
+			*func = strtoull(end + 4, &end, 16);
+	}
+	return *end == ')' ? 0 : -1;
+}
+
+int ut_error_log_clear(void)
+{
+	return ut_write_file(UT_TRACEFS "/error_log", "", false);
+}
+
+char *ut_error_log(void)
+{
+	return ut_read_file(UT_TRACEFS "/error_log", NULL);
+}
+
+long ut_profile_hits(const char *ev)
+{
+	char *buf, *line, *save = NULL;
+	long hits = -1;
+
+	buf = ut_read_file(UT_TRACEFS "/uprobe_profile", NULL);
+	if (!buf)
+		return -1;
+	/* "  FILE EVENT HITS" */
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char file[PATH_MAX], name[256];
+		long n;
+
+		if (sscanf(line, " %4095s %255s %ld", file, name, &n) != 3)
+			continue;
+		if (!strcmp(name, ev)) {
+			hits = n;
+			break;
+		}
+	}
+	free(buf);
+	return hits;
+}
+
+/* ---------------------------------------------------------------------- */
+/* ELF                                                                     */
+
+struct elf_file {
+	uint8_t *data;
+	size_t size;
+	struct elf64_hdr *eh;
+	struct elf64_shdr *sh;
+	struct elf64_phdr *ph;
+};
+
+static int elf_open(const char *path, struct elf_file *ef)
+{
+	struct stat st;
+	int fd;
+
+	memset(ef, 0, sizeof(*ef));
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(struct elf64_hdr)) {
+		close(fd);
+		return -1;
+	}
+	ef->size = st.st_size;
+	ef->data = mmap(NULL, ef->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (ef->data == MAP_FAILED)
+		return -1;
+	ef->eh = (struct elf64_hdr *)ef->data;
+	if (memcmp(ef->eh->e_ident, ELFMAG, SELFMAG) ||
+	    ef->eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ef->eh->e_shoff + (uint64_t)ef->eh->e_shnum * sizeof(struct elf64_shdr) > ef->size ||
+	    ef->eh->e_phoff + (uint64_t)ef->eh->e_phnum * sizeof(struct elf64_phdr) > ef->size) {
+		munmap(ef->data, ef->size);
+		return -1;
+	}
+	ef->sh = (struct elf64_shdr *)(ef->data + ef->eh->e_shoff);
+	ef->ph = (struct elf64_phdr *)(ef->data + ef->eh->e_phoff);
+	return 0;
+}
+
+static void elf_close(struct elf_file *ef)
+{
+	munmap(ef->data, ef->size);
+}
+
+static const char *elf_secname(struct elf_file *ef, struct elf64_shdr *s)
+{
+	struct elf64_shdr *strs = &ef->sh[ef->eh->e_shstrndx];
+
+	return (const char *)ef->data + strs->sh_offset + s->sh_name;
+}
+
+static struct elf64_shdr *elf_section(struct elf_file *ef, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ef->eh->e_shnum; i++)
+		if (!strcmp(elf_secname(ef, &ef->sh[i]), name))
+			return &ef->sh[i];
+	return NULL;
+}
+
+static int64_t elf_v2o(struct elf_file *ef, uint64_t vaddr)
+{
+	int i;
+
+	for (i = 0; i < ef->eh->e_phnum; i++) {
+		struct elf64_phdr *p = &ef->ph[i];
+
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (vaddr >= p->p_vaddr && vaddr < p->p_vaddr + p->p_filesz)
+			return vaddr - p->p_vaddr + p->p_offset;
+	}
+	return -1;
+}
+
+static int64_t elf_sym(struct elf_file *ef, const char *sym)
+{
+	static const char * const tabs[] = { ".symtab", ".dynsym" };
+	unsigned int t;
+
+	for (t = 0; t < 2; t++) {
+		struct elf64_shdr *s = elf_section(ef, tabs[t]);
+		struct elf64_sym *syms;
+		const char *strs;
+		size_t i, n;
+
+		if (!s || s->sh_link >= ef->eh->e_shnum)
+			continue;
+		syms = (struct elf64_sym *)(ef->data + s->sh_offset);
+		strs = (const char *)ef->data + ef->sh[s->sh_link].sh_offset;
+		n = s->sh_size / sizeof(struct elf64_sym);
+		for (i = 0; i < n; i++) {
+			if (syms[i].st_shndx == SHN_UNDEF)
+				continue;
+			if (!strcmp(strs + syms[i].st_name, sym))
+				return syms[i].st_value;
+		}
+	}
+	return -1;
+}
+
+int64_t ut_elf_sym_vaddr(const char *path, const char *sym)
+{
+	struct elf_file ef;
+	int64_t v;
+
+	if (elf_open(path, &ef))
+		return -1;
+	v = elf_sym(&ef, sym);
+	elf_close(&ef);
+	return v;
+}
+
+int64_t ut_elf_sym_offset(const char *path, const char *sym)
+{
+	struct elf_file ef;
+	int64_t v;
+
+	if (elf_open(path, &ef))
+		return -1;
+	v = elf_sym(&ef, sym);
+	if (v >= 0)
+		v = elf_v2o(&ef, v);
+	elf_close(&ef);
+	return v;
+}
+
+int64_t ut_elf_vaddr_to_offset(const char *path, uint64_t vaddr)
+{
+	struct elf_file ef;
+	int64_t v;
+
+	if (elf_open(path, &ef))
+		return -1;
+	v = elf_v2o(&ef, vaddr);
+	elf_close(&ef);
+	return v;
+}
+
+int ut_sdt_notes(const char *path, struct ut_sdt_note *notes, int max)
+{
+	struct elf64_shdr *ns, *bs;
+	struct elf_file ef;
+	size_t pos, end;
+	int n = 0;
+
+	if (elf_open(path, &ef))
+		return -1;
+	ns = elf_section(&ef, ".note.stapsdt");
+	bs = elf_section(&ef, ".stapsdt.base");
+	if (!ns) {
+		elf_close(&ef);
+		return 0;
+	}
+	pos = ns->sh_offset;
+	end = ns->sh_offset + ns->sh_size;
+	while (pos + sizeof(struct elf64_note) <= end && n < max) {
+		struct elf64_note *nh = (struct elf64_note *)(ef.data + pos);
+		const char *name = (const char *)(nh + 1);
+		const uint8_t *desc;
+		struct ut_sdt_note *sn = &notes[n];
+		uint64_t addr[3];
+		const char *s;
+
+		desc = (const uint8_t *)name + ((nh->n_namesz + 3) & ~3u);
+		pos = (desc - ef.data) + ((nh->n_descsz + 3) & ~3u);
+		if (pos > end)
+			break;
+		if (nh->n_type != 3 || nh->n_namesz != 8 ||
+		    strcmp(name, "stapsdt") || nh->n_descsz < 3 * 8 + 3)
+			continue;
+		memcpy(addr, desc, sizeof(addr));
+		memset(sn, 0, sizeof(*sn));
+		s = (const char *)desc + 24;
+		snprintf(sn->provider, sizeof(sn->provider), "%s", s);
+		s += strlen(s) + 1;
+		snprintf(sn->name, sizeof(sn->name), "%s", s);
+		s += strlen(s) + 1;
+		snprintf(sn->args, sizeof(sn->args), "%s", s);
+		sn->pc = addr[0];
+		sn->sem = addr[2];
+		/* prelink may have moved things: adjust by the base delta */
+		if (bs) {
+			sn->pc += bs->sh_addr - addr[1];
+			if (sn->sem)
+				sn->sem += bs->sh_addr - addr[1];
+		}
+		sn->pc_off = elf_v2o(&ef, sn->pc);
+		sn->sem_off = sn->sem ? (uint64_t)elf_v2o(&ef, sn->sem) : 0;
+		n++;
+	}
+	elf_close(&ef);
+	return n;
+}
+
+int ut_sdt_find(const char *path, const char *provider, const char *name,
+		struct ut_sdt_note *note)
+{
+	struct ut_sdt_note notes[64];
+	int i, n;
+
+	n = ut_sdt_notes(path, notes, 64);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(notes[i].provider, provider) &&
+		    !strcmp(notes[i].name, name)) {
+			*note = notes[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* processes                                                               */
+
+const char *ut_self_exe(void)
+{
+	static char exe[PATH_MAX];
+
+	if (!exe[0]) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n < 0)
+			n = 0;
+		exe[n] = '\0';
+	}
+	return exe;
+}
+
+const char *ut_self_dir(void)
+{
+	static char dir[PATH_MAX];
+
+	if (!dir[0]) {
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", ut_self_exe());
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir)
+			*slash = '\0';
+	}
+	return dir;
+}
+
+const char *ut_helper(const char *name)
+{
+	static char paths[8][PATH_MAX + 256];
+	static int idx;
+	char *p = paths[idx++ % 8];
+
+	snprintf(p, PATH_MAX + 256, "%.*s/%.200s", PATH_MAX - 1,
+		 ut_self_dir(), name);
+	return p;
+}
+
+int ut_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int ut_proc_read_u16(pid_t pid, uint64_t addr, uint16_t *val)
+{
+	return ut_proc_read(pid, addr, val, sizeof(*val));
+}
+
+int ut_proc_read_u8(pid_t pid, uint64_t addr, uint8_t *val)
+{
+	return ut_proc_read(pid, addr, val, sizeof(*val));
+}
+
+struct map_ent {
+	uint64_t start, end, pgoff;
+	char path[PATH_MAX];
+};
+
+static int next_map(FILE *f, struct map_ent *m)
+{
+	char line[PATH_MAX + 256];
+
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8];
+		int pos = 0;
+
+		m->path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n",
+			   &m->start, &m->end, perms, &m->pgoff, &pos) < 4)
+			continue;
+		if (pos) {
+			size_t l;
+
+			snprintf(m->path, sizeof(m->path), "%s", line + pos);
+			l = strlen(m->path);
+			while (l && (m->path[l - 1] == '\n' || m->path[l - 1] == ' '))
+				m->path[--l] = '\0';
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static FILE *open_maps(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	return fopen(path, "r");
+}
+
+uint64_t ut_map_base(pid_t pid, const char *path)
+{
+	struct map_ent m;
+	uint64_t base = 0;
+	FILE *f = open_maps(pid);
+
+	if (!f)
+		return 0;
+	while (next_map(f, &m)) {
+		if (!strcmp(m.path, path) && m.pgoff == 0) {
+			base = m.start;
+			break;
+		}
+	}
+	fclose(f);
+	return base;
+}
+
+uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off)
+{
+	struct map_ent m;
+	uint64_t va = 0;
+	FILE *f = open_maps(pid);
+
+	if (!f)
+		return 0;
+	while (next_map(f, &m)) {
+		if (strcmp(m.path, path))
+			continue;
+		if (off >= m.pgoff && off < m.pgoff + (m.end - m.start)) {
+			va = m.start + (off - m.pgoff);
+			break;
+		}
+	}
+	fclose(f);
+	return va;
+}
+
+bool ut_is_mapped(pid_t pid, const char *path)
+{
+	struct map_ent m;
+	bool found = false;
+	FILE *f = open_maps(pid);
+
+	if (!f)
+		return false;
+	while (next_map(f, &m))
+		if (!strcmp(m.path, path))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+int ut_spawn(const char *const argv[], struct ut_child *c)
+{
+	int in[2], out[2];
+	pid_t pid;
+
+	c->pid = -1;
+	c->to = -1;
+	c->from = -1;
+	if (pipe2(in, O_CLOEXEC))
+		return -errno;
+	if (pipe2(out, O_CLOEXEC)) {
+		close(in[0]);
+		close(in[1]);
+		return -errno;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->pid = pid;
+	c->to = in[1];
+	c->from = out[0];
+	return 0;
+}
+
+int ut_readline(int fd, char *buf, size_t size, int timeout_ms)
+{
+	size_t len = 0;
+
+	while (len + 1 < size) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		r = poll(&pfd, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ETIMEDOUT;
+		n = read(fd, buf + len, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return len ? 0 : -EPIPE;
+		if (buf[len] == '\n')
+			break;
+		len++;
+	}
+	buf[len] = '\0';
+	return 0;
+}
+
+int ut_cmd(struct ut_child *c, char *reply, size_t size, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(buf) - 1)
+		return -E2BIG;
+	buf[n++] = '\n';
+	if (write(c->to, buf, n) != n)
+		return -EPIPE;
+	return ut_readline(c->from, reply, size, 10000);
+}
+
+int ut_child_wait(struct ut_child *c)
+{
+	int status;
+
+	if (c->to >= 0)
+		close(c->to);
+	if (c->from >= 0)
+		close(c->from);
+	c->to = -1;
+	c->from = -1;
+	if (c->pid <= 0)
+		return -1;
+	if (waitpid(c->pid, &status, 0) != c->pid)
+		return -1;
+	c->pid = -1;
+	return status;
+}
+
+void ut_child_kill(struct ut_child *c)
+{
+	if (c->pid > 0)
+		kill(c->pid, SIGKILL);
+	ut_child_wait(c);
+}
+
+int ut_pin_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return -errno;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int ut_unpin_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int ut_run(const char *const argv[], char *out, size_t size)
+{
+	size_t len = 0;
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= size) {
+			char sink[256];
+
+			n = read(p[0], sink, sizeof(sink));
+		} else {
+			n = read(p[0], out + len, size - len - 1);
+			if (n > 0)
+				len += n;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+	}
+	if (size)
+		out[len] = '\0';
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}

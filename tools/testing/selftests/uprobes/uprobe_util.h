@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the uprobes selftests: tracefs access, ELF symbol and
+ * SDT note parsing, /proc/PID/{mem,maps} access and a tiny helper-process
+ * protocol (line based commands over pipes).
+ */
+#ifndef UPROBE_UTIL_H
+#define UPROBE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define UT_TRACEFS	"/sys/kernel/tracing"
+#define UT_UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
+
+/* a function the compiler must call as is: no inlining, cloning, IPA */
+#ifndef noipa
+#define noipa __attribute__((noipa))
+#endif
+
+/* single, untorn accesses to memory that others (the kernel) change */
+#define UT_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define UT_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* ---- generic file helpers ---- */
+
+/* Read a whole file into a malloc()ed NUL terminated buffer (NULL on error). */
+char *ut_read_file(const char *path, size_t *lenp);
+/* Write @buf to @path (O_APPEND if @append, else O_TRUNC); 0 or -errno. */
+int ut_write_file(const char *path, const char *buf, bool append);
+bool ut_file_exists(const char *path);
+
+/* ---- tracefs ---- */
+
+/* true when tracefs with uprobe_events is available */
+bool ut_tracefs_ok(void);
+/* Append one definition to uprobe_events; returns 0 or -errno. */
+int ut_probe_add(const char *fmt, ...) __printf(1, 2);
+/* Append one definition to dynamic_events; returns 0 or -errno. */
+int ut_dynevent_add(const char *fmt, ...) __printf(1, 2);
+/* Remove GRP/EV ("-:GRP/EV"); returns 0 or -errno. */
+int ut_probe_del(const char *grp, const char *ev);
+/* Write 1/0 to events/GRP/EV/enable; returns 0 or -errno. */
+int ut_event_enable(const char *grp, const char *ev, bool on);
+/* true when events/GRP/EV exists */
+bool ut_event_dir_exists(const char *grp, const char *ev);
+/* true when events/GRP exists */
+bool ut_group_dir_exists(const char *grp);
+/* true when uprobe_events has a line defining GRP/EV */
+bool ut_uprobe_events_has(const char *grp, const char *ev);
+/* Disable and remove every uprobe event of group @grp; returns how many. */
+int ut_group_cleanup(const char *grp);
+/* Empty the trace buffer. */
+int ut_trace_clear(void);
+/*
+ * Collect the trace records of event @ev (pid @pid, or any when pid <= 0).
+ * Returns the number of records; when @recs is not NULL it receives a
+ * malloc()ed array of malloc()ed strings: the text after "EV: ".
+ */
+int ut_trace_records(const char *ev, pid_t pid, char ***recs);
+int ut_trace_count(const char *ev, pid_t pid);
+void ut_free_records(char **recs, int n);
+/* Parse "NAME=VALUE" from a record; numbers accept 0x.. or decimal. */
+int ut_rec_u64(const char *rec, const char *name, uint64_t *val);
+int ut_rec_str(const char *rec, const char *name, char *buf, size_t size);
+/* The probe address printed in "(0x...)" (or "(0xRET <- 0xFUNC)"). */
+int ut_rec_ip(const char *rec, uint64_t *ip, uint64_t *func);
+/* Clear error_log; read it (malloc()ed, NULL on error). */
+int ut_error_log_clear(void);
+char *ut_error_log(void);
+/* Hit count of event @ev in uprobe_profile, -1 when not listed. */
+long ut_profile_hits(const char *ev);
+
+/* ---- ELF ---- */
+
+/* File offset of symbol @sym in ELF file @path (st_value - p_vaddr + p_offset). */
+int64_t ut_elf_sym_offset(const char *path, const char *sym);
+/* Virtual address (st_value) of symbol @sym, or -1. */
+int64_t ut_elf_sym_vaddr(const char *path, const char *sym);
+/* File offset of the link-time virtual address @vaddr, or -1. */
+int64_t ut_elf_vaddr_to_offset(const char *path, uint64_t vaddr);
+
+struct ut_sdt_note {
+	char provider[64];
+	char name[64];
+	char args[256];
+	uint64_t pc;		/* link-time address, adjusted for .stapsdt.base */
+	uint64_t sem;		/* link-time address of semaphore, 0 if none */
+	uint64_t pc_off;	/* file offset of the marker */
+	uint64_t sem_off;	/* file offset of the semaphore, 0 if none */
+};
+
+/* Parse .note.stapsdt; returns the number of notes (up to @max) or -1. */
+int ut_sdt_notes(const char *path, struct ut_sdt_note *notes, int max);
+/* Find one marker; 0 on success, -1 if absent. */
+int ut_sdt_find(const char *path, const char *provider, const char *name,
+		struct ut_sdt_note *note);
+
+/* ---- processes ---- */
+
+/* Absolute path of the directory holding /proc/self/exe. */
+const char *ut_self_dir(void);
+/* Absolute path of /proc/self/exe. */
+const char *ut_self_exe(void);
+/* Absolute path of helper file @name next to the test binary. */
+const char *ut_helper(const char *name);
+
+int ut_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+int ut_proc_read_u16(pid_t pid, uint64_t addr, uint16_t *val);
+int ut_proc_read_u8(pid_t pid, uint64_t addr, uint8_t *val);
+/* Start of the lowest mapping of @path (0 when not mapped). */
+uint64_t ut_map_base(pid_t pid, const char *path);
+/* Virtual address where file offset @off of @path is mapped (0 if none). */
+uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off);
+/* true when @path appears in /proc/PID/maps */
+bool ut_is_mapped(pid_t pid, const char *path);
+
+/* A helper process driven through its stdin/stdout. */
+struct ut_child {
+	pid_t pid;
+	int to;		/* write end: child's stdin */
+	int from;	/* read end: child's stdout */
+};
+
+/* Start @argv[0] (absolute path) with pipes; 0 or -errno. */
+int ut_spawn(const char *const argv[], struct ut_child *c);
+/* Send one command line, read one reply line (10 s timeout); 0 or -errno. */
+int ut_cmd(struct ut_child *c, char *reply, size_t size, const char *fmt, ...)
+	__printf(4, 5);
+/* Read one line of output (10 s timeout); 0 or -errno. */
+int ut_readline(int fd, char *buf, size_t size, int timeout_ms);
+/* Close pipes, wait for exit; returns the wait status or -1. */
+int ut_child_wait(struct ut_child *c);
+/* Kill (SIGKILL) and reap, if still there. */
+void ut_child_kill(struct ut_child *c);
+/*
+ * Pin the calling process (and what it starts later) to the CPU it runs
+ * on, so that its trace records are in program order; or undo that.
+ */
+int ut_pin_cpu(void);
+int ut_unpin_cpu(void);
+/* Run @argv to completion, capturing stdout+stderr into @out; wait status. */
+int ut_run(const char *const argv[], char *out, size_t size);
+
+/* ---- helpers for kselftest_harness.h based tests ---- */
+#ifdef __KSELFTEST_HARNESS_H
+/* SKIP the current test and return true when uprobe events are missing. */
+static inline bool ut_no_tracefs(struct __test_metadata *_metadata)
+{
+	if (ut_tracefs_ok())
+		return false;
+	SKIP(return true, "CONFIG_UPROBE_EVENTS not enabled (no "
+	     UT_TRACEFS "/uprobe_events)");
+}
+
+/*
+ * Start a tracefs test using event group @name (copied to @grp, which the
+ * fixture teardown cleans up): remove leftovers of the group, clear the
+ * trace, and pin to one CPU.  Returns true when the test was skipped.
+ */
+static inline bool ut_start(struct __test_metadata *_metadata, char *grp,
+			    size_t size, const char *name)
+{
+	if (ut_no_tracefs(_metadata))
+		return true;
+	snprintf(grp, size, "%s", name);
+	ut_group_cleanup(grp);
+	ASSERT_EQ(0, ut_trace_clear());
+	ASSERT_EQ(0, ut_pin_cpu());
+	return false;
+}
+#endif
+
+#endif /* UPROBE_UTIL_H */
