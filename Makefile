@@ -9,11 +9,11 @@ export IMPL CONFIG CMD EXTRA TIMEOUT
 
 H := scripts/harness.sh
 
-.PHONY: all run check vm shell lint kernel selftests initramfs tree deps info clean
+.PHONY: all run check vm shell lint kernel selftests initramfs tree deps info summary clean
 
 all: check
 
-run check vm shell lint kernel selftests initramfs tree deps info:
+run check vm shell lint kernel selftests initramfs tree deps info summary:
 	@$(H) $@
 
 clean:

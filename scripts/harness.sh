@@ -3,14 +3,16 @@
 #
 # Build -> boot -> test harness for the uprobes patch series.
 #
-#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info
+#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info|summary
 #
-# Environment: IMPL=ours|stock (default ours), CONFIG=fast|debug (default fast),
+# Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot.
 #
 # Layout of the build directory ($B, default ./build, git-ignored):
 #   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)
 #   src/ours/         a copy of it with our overlay files and patches/ applied
+#   src/wip/          the same plus wip/{kernel,include,arch} and wip/patches (IMPL=wip:
+#                     replacements under construction, kept out of the default build)
 #   obj/IMPL-CONFIG/  out-of-tree kernel objects (.config, bzImage)
 #   selftests/        tools/testing/selftests/uprobes built from the ours tree
 #   initramfs/        guest root and its cpio archive
@@ -25,6 +27,7 @@ JOBS=${JOBS:-$(nproc)}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC_STOCK=$B/src/stock
 SRC_OURS=$B/src/ours
+SRC_WIP=$B/src/wip
 OBJ=$B/obj/$IMPL-$CONFIG
 LOGS=$B/logs/$IMPL-$CONFIG
 STEST=$B/selftests
@@ -32,13 +35,19 @@ IRD=$B/initramfs
 # Directories of the repo that mirror the kernel tree.
 OVERLAY_DIRS="kernel include arch Documentation tools"
 
-case $IMPL in ours|stock) ;; *) echo "IMPL must be ours or stock, not '$IMPL'" >&2; exit 2;; esac
+case $IMPL in ours|stock|wip) ;; *) echo "IMPL must be ours, stock or wip, not '$IMPL'" >&2; exit 2;; esac
 case $CONFIG in fast|debug) ;; *) echo "CONFIG must be fast or debug, not '$CONFIG'" >&2; exit 2;; esac
 
 say() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 
-src_dir() { if [ "$IMPL" = stock ]; then echo "$SRC_STOCK"; else echo "$SRC_OURS"; fi; }
+src_dir() {
+	case $IMPL in
+	stock) echo "$SRC_STOCK" ;;
+	wip) echo "$SRC_WIP" ;;
+	*) echo "$SRC_OURS" ;;
+	esac
+}
 
 # One harness invocation at a time per build directory.
 take_lock() {
@@ -84,7 +93,7 @@ extract_stock() {
 	[ -f "$SRC_STOCK/.extracted" ] && return 0
 	[ -r "$TARBALL" ] || die "$TARBALL missing: run 'make deps' (apt-get install linux-source-6.1)"
 	say "extracting $TARBALL"
-	rm -rf "$SRC_STOCK" "$SRC_OURS" "$B/src/.tmp"
+	rm -rf "$SRC_STOCK" "$SRC_OURS" "$SRC_WIP" "$B/src/.tmp"
 	mkdir -p "$B/src/.tmp"
 	tar -xJf "$TARBALL" -C "$B/src/.tmp"
 	mv "$B/src/.tmp/linux-source-6.1" "$SRC_STOCK"
@@ -93,68 +102,76 @@ extract_stock() {
 	touch "$SRC_STOCK/.extracted" 2>/dev/null || { chmod u+w "$SRC_STOCK"; touch "$SRC_STOCK/.extracted"; chmod u-w "$SRC_STOCK"; }
 }
 
-# Files of the repo that replace or add a path in the base tree.
-overlay_files() {
-	local d
-	for d in $OVERLAY_DIRS; do
-		[ -d "$TOP/$d" ] || continue
-		(cd "$TOP" && find "$d" -type f ! -name '*.o' ! -name '.*' | sort)
+# "PATH SOURCE" for each file that replaces or adds PATH in tree $1 (ours or wip); a later
+# line for the same PATH wins.
+overlay_map() {
+	local d root
+	for root in "" $([ "$1" = wip ] && echo wip/); do
+		for d in $OVERLAY_DIRS; do
+			[ -d "$TOP/$root$d" ] || continue
+			(cd "$TOP/$root" && find "$d" -type f ! -name '*.o' ! -name '.*' | sort) |
+				while read -r f; do echo "$f $TOP/$root$f"; done
+		done
 	done
 }
 
-patch_files() { ls "$TOP"/patches/*.patch 2>/dev/null | sort || true; }
+patch_files() {
+	ls "$TOP"/patches/*.patch 2>/dev/null | sort || true
+	[ "$1" = wip ] && ls "$TOP"/wip/patches/*.patch 2>/dev/null | sort
+	return 0
+}
 patched_paths() {
 	local p
-	for p in $(patch_files); do
+	for p in $(patch_files "$1"); do
 		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$p"
 	done | sort -u
 }
 
-# Make src/ours = src/stock + overlay + patches, touching only files whose content changes
+# Make src/$1 = src/stock + overlay + patches, touching only files whose content changes
 # (so that an incremental build recompiles just what was edited).
-sync_ours() {
-	local st=$B/src/.staging new=$B/src/.managed.new old=$B/src/.managed f p
-	if [ ! -f "$SRC_OURS/.copied" ]; then
-		say "copying the base tree to src/ours"
-		rm -rf "$SRC_OURS"
-		cp -a "$SRC_STOCK" "$SRC_OURS"
-		chmod -R u+w "$SRC_OURS"
+sync_tree() {
+	local kind=$1 tree=$B/src/$1 st=$B/src/.staging new=$B/src/.managed-$1.new old=$B/src/.managed-$1 f p src
+	if [ ! -f "$tree/.copied" ]; then
+		say "copying the base tree to src/$kind"
+		rm -rf "$tree"
+		cp -a "$SRC_STOCK" "$tree"
+		chmod -R u+w "$tree"
 		rm -f "$old"
-		touch "$SRC_OURS/.copied"
+		touch "$tree/.copied"
 	fi
 	rm -rf "$st" && mkdir -p "$st"
-	{ overlay_files; patched_paths; } | sort -u >"$new"
-	for f in $(patched_paths); do
+	{ overlay_map "$kind" | cut -d' ' -f1; patched_paths "$kind"; } | sort -u >"$new"
+	for f in $(patched_paths "$kind"); do
 		[ -f "$SRC_STOCK/$f" ] || continue
 		mkdir -p "$st/$(dirname "$f")" && cp "$SRC_STOCK/$f" "$st/$f"
 	done
-	for f in $(overlay_files); do
-		mkdir -p "$st/$(dirname "$f")" && cp "$TOP/$f" "$st/$f"
+	overlay_map "$kind" | while read -r f src; do
+		mkdir -p "$st/$(dirname "$f")" && cp "$src" "$st/$f"
 	done
-	for p in $(patch_files); do
-		patch -s -p1 -N --no-backup-if-mismatch -d "$st" <"$p" || die "patch $(basename "$p") does not apply"
+	for p in $(patch_files "$kind"); do
+		patch -s -p1 -N --no-backup-if-mismatch -d "$st" <"$p" || die "patch ${p#"$TOP"/} does not apply"
 	done
 	chmod -R u+w "$st"
 	# Paths we managed before but no longer do go back to the base version.
 	if [ -f "$old" ]; then
 		for f in $(comm -23 "$old" "$new"); do
 			if [ -f "$SRC_STOCK/$f" ]; then
-				cmp -s "$SRC_STOCK/$f" "$SRC_OURS/$f" || cp "$SRC_STOCK/$f" "$SRC_OURS/$f"
+				cmp -s "$SRC_STOCK/$f" "$tree/$f" || cp "$SRC_STOCK/$f" "$tree/$f"
 			else
-				rm -f "$SRC_OURS/$f"
+				rm -f "$tree/$f"
 			fi
 		done
 	fi
 	while read -r f; do
 		[ -n "$f" ] || continue
 		if [ -f "$st/$f" ]; then
-			if ! cmp -s "$st/$f" "$SRC_OURS/$f"; then
-				mkdir -p "$SRC_OURS/$(dirname "$f")"
-				cp "$st/$f" "$SRC_OURS/$f"
-				say "overlay: $f"
+			if ! cmp -s "$st/$f" "$tree/$f"; then
+				mkdir -p "$tree/$(dirname "$f")"
+				cp "$st/$f" "$tree/$f"
+				say "overlay ($kind): $f"
 			fi
 		else
-			rm -f "$SRC_OURS/$f"
+			rm -f "$tree/$f"
 		fi
 	done <"$new"
 	mv "$new" "$old"
@@ -163,7 +180,8 @@ sync_ours() {
 
 cmd_tree() {
 	extract_stock
-	sync_ours
+	sync_tree ours
+	[ "$IMPL" != wip ] || sync_tree wip
 }
 
 # ---------------------------------------------------------------- kernel
@@ -379,7 +397,7 @@ console_problems() {
 summarise() {
 	local res=$LOGS/results.txt
 	tr -d '\r' <"$LOGS/out.log" | awk '
-		/^@@SUITE / { suite = $2; planned = -1; seen = 0; next }
+		/^@@SUITE / { suite = $2; planned = -1; seen = 0; ndiag = 0; next }
 		/^@@SUITE-END / {
 			rc = $3; sub("rc=", "", rc)
 			if (planned >= 0 && seen < planned) {
@@ -392,14 +410,19 @@ summarise() {
 		}
 		suite == "" { next }
 		/^1\.\.[0-9]+/ { planned = substr($1, 4) + 0; next }
+		/^#/ { if (ndiag < 40) diag[ndiag++] = $0; next }
 		/^(not )?ok [0-9]+ / {
 			line = $0; seen++
 			name = line; sub(/^(not )?ok [0-9]+ /, "", name)
 			skipped = (name ~ /# [Ss][Kk][Ii][Pp]/)
 			sub(/ *# .*$/, "", name)
-			if (line ~ /^not ok/ && !skipped) { printf "FAIL %s.%s\n", suite, name; fail++; suitefail++ }
+			if (line ~ /^not ok/ && !skipped) {
+				printf "FAIL %s.%s\n", suite, name; fail++; suitefail++
+				for (i = 0; i < ndiag; i++) printf "     %s\n", diag[i]
+			}
 			else if (skipped) { printf "SKIP %s.%s\n", suite, name; skip++ }
 			else { printf "PASS %s.%s\n", suite, name; pass++ }
+			ndiag = 0
 		}
 		END { printf "@@COUNTS %d %d %d\n", pass, fail, skip }
 	' >"$res"
@@ -475,10 +498,11 @@ cmd_lint() {
 
 main() {
 	local c=${1:-}
-	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info"
+	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info|summary"
 	case $c in
 	deps) cmd_deps ;;
 	info) extract_stock; info ;;
+	summary) summarise; echo "$PASSED passed, $FAILED failed, $SKIPPED skipped" ;;
 	tree|kernel|selftests|initramfs|vm|shell|check|run|lint)
 		cmd_deps
 		take_lock
