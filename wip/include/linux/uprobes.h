@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+#ifndef _LINUX_UPROBES_H
+#define _LINUX_UPROBES_H
+/*
+ * User-space probes (uprobes): breakpoints on instructions of files, fired in
+ * every process that maps the file, with optional SDT reference counters.
+ *
+ * This header is included from <linux/mm_types.h>, so it must not include
+ * <linux/mm.h> or <linux/sched.h>; per-mm and per-task state are reached
+ * through pointers to types that only kernel/events/uprobes.c completes.
+ *
+ * The design (objects, lifetimes, lock order, hit path) is described at the
+ * top of kernel/events/uprobes.c.
+ */
+#include <linux/errno.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct inode;
+struct mm_struct;
+struct notifier_block;
+struct pt_regs;
+struct task_struct;
+struct vm_area_struct;
+
+/**
+ * enum uprobe_filter_ctx - why a consumer's filter is asked about an mm
+ * @UPROBE_FILTER_REGISTER: the consumer is being registered
+ * @UPROBE_FILTER_UNREGISTER: a consumer is being unregistered; keep the
+ *	breakpoint in this mm only if some remaining consumer wants it
+ * @UPROBE_FILTER_MMAP: the probed file was just mapped into the mm
+ */
+enum uprobe_filter_ctx {
+	UPROBE_FILTER_REGISTER,
+	UPROBE_FILTER_UNREGISTER,
+	UPROBE_FILTER_MMAP,
+};
+
+/*
+ * A handler may return UPROBE_HANDLER_REMOVE to ask that the breakpoint be
+ * removed from the current mm, when no consumer's filter still wants it.
+ */
+#define UPROBE_HANDLER_REMOVE		1
+#define UPROBE_HANDLER_MASK		1
+
+/**
+ * struct uprobe_consumer - one user of a probe
+ * @handler: called on each hit, in process context of the task that hit
+ *	the probe, before the probed instruction runs; may sleep
+ * @ret_handler: for return probes, called when the probed function returns;
+ *	@func is the probed function's address
+ * @filter: optional; tells whether the consumer wants the probe in an mm
+ * @node: links the consumer into its probe's consumer list (core-private)
+ *
+ * The consumer must stay allocated until uprobe_unregister() returns; once it
+ * has returned, no handler of the consumer runs any more.
+ */
+struct uprobe_consumer {
+	int (*handler)(struct uprobe_consumer *self, struct pt_regs *regs);
+	int (*ret_handler)(struct uprobe_consumer *self, unsigned long func,
+			   struct pt_regs *regs);
+	bool (*filter)(struct uprobe_consumer *self,
+		       enum uprobe_filter_ctx ctx, struct mm_struct *mm);
+	struct list_head node;
+};
+
+#ifdef CONFIG_UPROBES
+#include <asm/uprobes.h>
+
+struct uprobe;
+struct uprobes_mm;
+struct xol_area;
+struct return_instance;
+
+/**
+ * enum uprobe_task_state - where a task is in handling a probe hit
+ * @UTASK_RUNNING: not handling a hit
+ * @UTASK_HIT: an int3 of ours trapped; the hit is handled on the way back
+ *	to user mode (uprobe_notify_resume())
+ * @UTASK_SSTEP: running the instruction copy out of line, with TF set
+ * @UTASK_SSTEP_DONE: the step trapped; fix-ups run on the way back to user
+ *	mode
+ */
+enum uprobe_task_state {
+	UTASK_RUNNING,
+	UTASK_HIT,
+	UTASK_SSTEP,
+	UTASK_SSTEP_DONE,
+};
+
+/**
+ * struct uprobe_task - per-task uprobes state, allocated on first hit
+ * @state: see &enum uprobe_task_state
+ * @vaddr: user address of the breakpoint being handled
+ * @xol_vaddr: user address of the XOL slot in use while stepping
+ * @active: the probe being stepped over; holds a reference, because a task
+ *	cannot stay inside an SRCU read section across the return to user mode
+ * @auprobe: the architecture part of the probe whose hit is being handled
+ *	(handlers and step), else NULL; read locklessly by the x86 perf
+ *	callchain code, possibly from NMI, to tell a function-entry probe
+ * @autask: architecture state saved across the step
+ * @return_instances: the task's pending return-probe instances, newest
+ *	first
+ * @depth: number of @return_instances
+ */
+struct uprobe_task {
+	enum uprobe_task_state state;
+	unsigned long vaddr;
+	unsigned long xol_vaddr;
+	struct uprobe *active;
+	struct arch_uprobe *auprobe;
+	struct arch_uprobe_task autask;
+	struct return_instance *return_instances;
+	unsigned int depth;
+};
+
+/**
+ * struct uprobes_state - per-mm uprobes state, embedded in &struct mm_struct
+ * @xol_area: the mm's execute-out-of-line area, mapped on demand
+ * @sites: the mm's breakpoint table (vaddr -> patched site), allocated on the
+ *	first breakpoint installed in the mm
+ *
+ * Both start NULL in every new mm (mm_init_uprobes_state()): dup_mm() copies
+ * the parent's mm_struct bytewise, so the child must never inherit them.
+ */
+struct uprobes_state {
+	struct xol_area *xol_area;
+	struct uprobes_mm *sites;
+};
+
+int uprobe_register(struct inode *inode, loff_t offset,
+		    struct uprobe_consumer *uc);
+int uprobe_register_refctr(struct inode *inode, loff_t offset,
+			   loff_t ref_ctr_offset, struct uprobe_consumer *uc);
+int uprobe_apply(struct inode *inode, loff_t offset,
+		 struct uprobe_consumer *uc, bool add);
+void uprobe_unregister(struct inode *inode, loff_t offset,
+		       struct uprobe_consumer *uc);
+
+int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			unsigned long vaddr, uprobe_opcode_t opcode);
+
+int uprobe_mmap(struct vm_area_struct *vma);
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
+		   unsigned long end);
+void uprobe_start_dup_mmap(void);
+void uprobe_end_dup_mmap(void);
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+void uprobe_clear_state(struct mm_struct *mm);
+void uprobe_free_utask(struct task_struct *t);
+void uprobe_copy_process(struct task_struct *t, unsigned long flags);
+void uprobe_notify_resume(struct pt_regs *regs);
+bool uprobe_deny_signal(void);
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
+void uprobes_init(void);
+
+/* Called by the architecture's trap handlers. */
+bool uprobe_int3_hit(struct pt_regs *regs);
+bool uprobe_sstep_done(struct pt_regs *regs);
+
+/* Implemented by the architecture for the core. */
+int arch_uprobe_analyze_insn(struct arch_uprobe *auprobe,
+			     struct mm_struct *mm, unsigned long vaddr);
+bool arch_uprobe_emulate(struct arch_uprobe *auprobe, struct pt_regs *regs);
+int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
+			  unsigned long slot_vaddr, unsigned long vaddr);
+int arch_uprobe_pre_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+bool arch_uprobe_xol_was_trapped(struct task_struct *t);
+unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs);
+
+#else /* !CONFIG_UPROBES */
+#include <asm/ptrace.h>
+
+struct uprobes_state {
+};
+
+static inline int uprobe_register(struct inode *inode, loff_t offset,
+				  struct uprobe_consumer *uc)
+{
+	return -ENOSYS;
+}
+
+static inline int uprobe_register_refctr(struct inode *inode, loff_t offset,
+					 loff_t ref_ctr_offset,
+					 struct uprobe_consumer *uc)
+{
+	return -ENOSYS;
+}
+
+static inline int uprobe_apply(struct inode *inode, loff_t offset,
+			       struct uprobe_consumer *uc, bool add)
+{
+	return -ENOSYS;
+}
+
+static inline void uprobe_unregister(struct inode *inode, loff_t offset,
+				     struct uprobe_consumer *uc)
+{
+}
+
+static inline int uprobe_mmap(struct vm_area_struct *vma)
+{
+	return 0;
+}
+
+static inline void uprobe_munmap(struct vm_area_struct *vma,
+				 unsigned long start, unsigned long end)
+{
+}
+
+static inline void uprobe_start_dup_mmap(void)
+{
+}
+
+static inline void uprobe_end_dup_mmap(void)
+{
+}
+
+static inline void uprobe_dup_mmap(struct mm_struct *oldmm,
+				   struct mm_struct *newmm)
+{
+}
+
+static inline void uprobe_clear_state(struct mm_struct *mm)
+{
+}
+
+static inline void uprobe_free_utask(struct task_struct *t)
+{
+}
+
+static inline void uprobe_copy_process(struct task_struct *t,
+				       unsigned long flags)
+{
+}
+
+static inline void uprobe_notify_resume(struct pt_regs *regs)
+{
+}
+
+static inline bool uprobe_deny_signal(void)
+{
+	return false;
+}
+
+static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs);
+}
+
+static inline void uprobes_init(void)
+{
+}
+
+#endif /* CONFIG_UPROBES */
+#endif /* _LINUX_UPROBES_H */
