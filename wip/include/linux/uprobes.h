@@ -179,20 +179,20 @@ struct uprobes_state {
 static inline int uprobe_register(struct inode *inode, loff_t offset,
 				  struct uprobe_consumer *uc)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline int uprobe_register_refctr(struct inode *inode, loff_t offset,
 					 loff_t ref_ctr_offset,
 					 struct uprobe_consumer *uc)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline int uprobe_apply(struct inode *inode, loff_t offset,
 			       struct uprobe_consumer *uc, bool add)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline void uprobe_unregister(struct inode *inode, loff_t offset,
