@@ -1,0 +1,957 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * User-space probes (uprobes): the core.
+ *
+ * WORK IN PROGRESS, not in the default build (IMPL=wip builds it). This
+ * part holds the registry, the consumers, breakpoint patching and the SDT
+ * reference counters. Still to come: the hit path, the XOL area, fork and
+ * exit hooks, return probes. wip/DESIGN-core.md is the full design; the
+ * summary below covers what exists here.
+ *
+ * Objects
+ *   struct uprobe_inode  one per probed inode, in the global rhashtable
+ *			  uprobe_inodes (keyed by inode pointer); holds an
+ *			  xarray offset -> struct uprobe.
+ *   struct uprobe	  one per (inode, offset): consumers, decoded
+ *			  instruction, SDT counter offset.
+ *   struct uprobes_mm	  per mm (mm->uprobes_state.sites): xarray vaddr ->
+ *			  struct uprobe_site, one entry per int3 of ours.
+ *   struct uprobe_site	  a patched site in one mm; owns a uprobe reference
+ *			  and remembers whether its +1 is on the mm's counter.
+ *
+ * How this differs from the shape of stock 6.1 uprobes: lookups by file
+ * (every mmap asks "is this inode probed?") go through a lock-free hash
+ * and a per-inode xarray instead of one tree under a global lock; the hit
+ * path will read only the per-mm site table (no vma lookup, no mmap_lock);
+ * the SDT counter moves exactly when a site is created or destroyed in an
+ * mm, which makes VMA splits and repeated uprobe_mmap() calls harmless by
+ * construction instead of being tracked separately.
+ *
+ * Lifetimes and references
+ *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
+ *     lookups; it pins the inode (igrab) and is freed by RCU.
+ *   - uprobe: one reference while it has consumers, one per site in any
+ *     mm, plus temporary lookups; freed through SRCU (the hit path looks
+ *     probes up under uprobes_srcu).
+ *   - uprobe_site: owned by its mm's table; freed by RCU after removal.
+ *
+ * Locks, in the order they nest
+ *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
+ *			register/unregister walks for write, so no mm is
+ *			copied while a walk runs (an unregister could miss a
+ *			child otherwise).
+ *   uprobe->reg_lock	serialises register/unregister/apply of one probe.
+ *   mmap_lock (write)	every change to an mm's site table and counters.
+ *   i_mmap_rwsem	read, only to collect the mms mapping a file; the mms
+ *			are pinned and worked on after it is dropped.
+ *   xarray spinlocks, page lock, page table lock.
+ *   No GFP_KERNEL allocation is made under a lock that mmput() (and so
+ *   reclaim) can take: mmput() -> uprobe_clear_state() takes none of them.
+ */
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/pagemap.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/rhashtable.h>
+#include <linux/rmap.h>
+#include <linux/sched/mm.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/swap.h>
+#include <linux/uprobes.h>
+#include <linux/xarray.h>
+
+DEFINE_STATIC_SRCU(uprobes_srcu);
+/* Fork (read) against register/unregister walks (write); see the top. */
+DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
+
+/**
+ * struct uprobe_inode - the probes of one file
+ * @node: link in uprobe_inodes
+ * @inode: the file's inode (a reference is held)
+ * @probes: offset -> &struct uprobe
+ * @ref: references: one per probe in @probes plus temporary ones
+ * @rcu: deferred free
+ */
+struct uprobe_inode {
+	struct rhash_head node;
+	struct inode *inode;
+	struct xarray probes;
+	refcount_t ref;
+	struct rcu_head rcu;
+};
+
+static struct rhashtable uprobe_inodes;
+static const struct rhashtable_params uprobe_inodes_params = {
+	.key_len = sizeof(struct inode *),
+	.key_offset = offsetof(struct uprobe_inode, inode),
+	.head_offset = offsetof(struct uprobe_inode, node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * struct uprobe - a probe on one instruction of one file
+ * @ui: the file's &struct uprobe_inode (holds a reference)
+ * @offset: file offset of the probed instruction
+ * @ref_ctr_offset: file offset of the SDT counter, 0 for none
+ * @ref: references: consumers (one for all), sites, temporary ones
+ * @reg_lock: serialises register/unregister/apply of this probe
+ * @consumers: the consumers, an SRCU-protected list written under @reg_lock
+ * @flags: UPROBE_ANALYSED once @arch holds a decoded instruction
+ * @arch: the decoded instruction and how to run it
+ * @rcu: deferred free (uprobes_srcu)
+ */
+struct uprobe {
+	struct uprobe_inode *ui;
+	loff_t offset;
+	loff_t ref_ctr_offset;
+	refcount_t ref;
+	struct mutex reg_lock;		/* see the kernel-doc above */
+	struct list_head consumers;
+	unsigned long flags;
+	struct arch_uprobe arch;
+	struct rcu_head rcu;
+};
+
+#define UPROBE_ANALYSED		0
+
+/**
+ * struct uprobe_site - one int3 of ours in one mm
+ * @uprobe: the probe (holds a reference)
+ * @vaddr: where the int3 is
+ * @ref_ctr_done: this site's +1 is applied to the mm's counter
+ * @rcu: deferred free
+ */
+struct uprobe_site {
+	struct uprobe *uprobe;
+	unsigned long vaddr;
+	bool ref_ctr_done;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct uprobes_mm - per-mm breakpoint table
+ * @sites: vaddr -> &struct uprobe_site; changed under the mm's mmap_lock
+ *	held for write, read under RCU
+ */
+struct uprobes_mm {
+	struct xarray sites;
+};
+
+/* ------------------------------------------------------------ registry */
+
+static struct uprobe_inode *get_uprobe_inode(struct uprobe_inode *ui)
+{
+	return refcount_inc_not_zero(&ui->ref) ? ui : NULL;
+}
+
+static void free_uprobe_inode_rcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct uprobe_inode, rcu));
+}
+
+static void put_uprobe_inode(struct uprobe_inode *ui)
+{
+	if (!refcount_dec_and_test(&ui->ref))
+		return;
+	rhashtable_remove_fast(&uprobe_inodes, &ui->node, uprobe_inodes_params);
+	WARN_ON_ONCE(!xa_empty(&ui->probes));
+	iput(ui->inode);
+	call_rcu(&ui->rcu, free_uprobe_inode_rcu);
+}
+
+/* The probes of @inode, or NULL if it has none; takes a reference. */
+static struct uprobe_inode *find_uprobe_inode(struct inode *inode)
+{
+	struct uprobe_inode *ui;
+
+	rcu_read_lock();
+	ui = rhashtable_lookup(&uprobe_inodes, &inode, uprobe_inodes_params);
+	if (ui)
+		ui = get_uprobe_inode(ui);
+	rcu_read_unlock();
+	return ui;
+}
+
+/* The probes of @inode, created if needed; takes a reference. */
+static struct uprobe_inode *find_or_add_uprobe_inode(struct inode *inode)
+{
+	struct uprobe_inode *ui, *old;
+
+	for (;;) {
+		ui = find_uprobe_inode(inode);
+		if (ui)
+			return ui;
+		ui = kzalloc(sizeof(*ui), GFP_KERNEL);
+		if (!ui)
+			return ERR_PTR(-ENOMEM);
+		ui->inode = igrab(inode);
+		if (!ui->inode) {
+			kfree(ui);
+			return ERR_PTR(-ENOENT);
+		}
+		xa_init(&ui->probes);
+		refcount_set(&ui->ref, 1);
+		rcu_read_lock();
+		old = rhashtable_lookup_get_insert_fast(&uprobe_inodes, &ui->node,
+							uprobe_inodes_params);
+		if (!old) {
+			rcu_read_unlock();
+			return ui;
+		}
+		if (!IS_ERR(old))
+			old = get_uprobe_inode(old);
+		rcu_read_unlock();
+		iput(ui->inode);
+		kfree(ui);
+		if (old)
+			return old;
+		/* A dying entry is still in the table: wait for it to go. */
+		cond_resched();
+	}
+}
+
+static struct uprobe *get_uprobe(struct uprobe *uprobe)
+{
+	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
+}
+
+static void free_uprobe_srcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct uprobe, rcu));
+}
+
+static void put_uprobe(struct uprobe *uprobe)
+{
+	struct uprobe_inode *ui = uprobe->ui;
+
+	if (!refcount_dec_and_test(&uprobe->ref))
+		return;
+	xa_cmpxchg(&ui->probes, uprobe->offset, uprobe, NULL, 0);
+	put_uprobe_inode(ui);
+	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
+}
+
+/* The probe at @inode:@offset, or NULL; takes a reference. */
+static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
+{
+	struct uprobe_inode *ui = find_uprobe_inode(inode);
+	struct uprobe *uprobe = NULL;
+
+	if (!ui)
+		return NULL;
+	rcu_read_lock();
+	uprobe = xa_load(&ui->probes, offset);
+	if (uprobe)
+		uprobe = get_uprobe(uprobe);
+	rcu_read_unlock();
+	put_uprobe_inode(ui);
+	return uprobe;
+}
+
+/*
+ * The probe at @inode:@offset, created if needed; takes a reference. An
+ * existing probe with another counter offset is refused: one instruction
+ * cannot drive two counters.
+ */
+static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
+					 loff_t ref_ctr_offset)
+{
+	struct uprobe_inode *ui;
+	struct uprobe *uprobe, *old;
+	int err;
+
+	ui = find_or_add_uprobe_inode(inode);
+	if (IS_ERR(ui))
+		return ERR_CAST(ui);
+	uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
+	if (!uprobe) {
+		put_uprobe_inode(ui);
+		return ERR_PTR(-ENOMEM);
+	}
+	uprobe->ui = ui;	/* the new probe owns our reference */
+	uprobe->offset = offset;
+	uprobe->ref_ctr_offset = ref_ctr_offset;
+	refcount_set(&uprobe->ref, 1);
+	mutex_init(&uprobe->reg_lock);
+	INIT_LIST_HEAD(&uprobe->consumers);
+
+	for (;;) {
+		err = xa_insert(&ui->probes, offset, uprobe, GFP_KERNEL);
+		if (!err)
+			return uprobe;
+		if (err != -EBUSY)
+			break;
+		rcu_read_lock();
+		old = xa_load(&ui->probes, offset);
+		if (old)
+			old = get_uprobe(old);
+		rcu_read_unlock();
+		if (old) {
+			kfree(uprobe);
+			put_uprobe_inode(ui);
+			if (old->ref_ctr_offset != ref_ctr_offset) {
+				pr_warn_ratelimited("uprobes: %lu:%llx already has reference counter offset %llx, not %llx\n",
+						    inode->i_ino, offset,
+						    old->ref_ctr_offset,
+						    ref_ctr_offset);
+				put_uprobe(old);
+				return ERR_PTR(-EINVAL);
+			}
+			return old;
+		}
+		/* a dying probe is leaving the slot */
+		cond_resched();
+	}
+	kfree(uprobe);
+	put_uprobe_inode(ui);
+	return ERR_PTR(err);
+}
+
+/* ------------------------------------------------------------ patching */
+
+/* A mapping a breakpoint may go into: private, file-backed, not writable. */
+static bool vma_can_probe(struct vm_area_struct *vma)
+{
+	if (!vma->vm_file || is_vm_hugetlb_page(vma))
+		return false;
+	if (vma->vm_flags & (VM_WRITE | VM_MAYSHARE | VM_IO | VM_PFNMAP))
+		return false;
+	return true;
+}
+
+static unsigned long offset_to_vaddr(struct vm_area_struct *vma, loff_t off)
+{
+	return vma->vm_start + off - ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+}
+
+static bool vma_maps_offset(struct vm_area_struct *vma, struct inode *inode,
+			    loff_t off)
+{
+	loff_t start = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
+
+	return vma->vm_file && file_inode(vma->vm_file) == inode &&
+	       off >= start && off < start + (vma->vm_end - vma->vm_start);
+}
+
+/* Read @len bytes of @inode at @offset from the page cache. */
+static int read_file_bytes(struct inode *inode, loff_t offset, void *buf,
+			   size_t len)
+{
+	struct address_space *mapping = inode->i_mapping;
+	size_t done = 0;
+
+	while (done < len) {
+		loff_t pos = offset + done;
+		size_t n = min_t(size_t, len - done,
+				 PAGE_SIZE - offset_in_page(pos));
+		struct page *page;
+
+		if (shmem_mapping(mapping))
+			page = shmem_read_mapping_page(mapping,
+						       pos >> PAGE_SHIFT);
+		else
+			page = read_mapping_page(mapping, pos >> PAGE_SHIFT,
+						 NULL);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		memcpy_from_page(buf + done, page, offset_in_page(pos), n);
+		put_page(page);
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * Map @new at @addr in place of @old, which must be mapped there. @new is
+ * either a fresh anonymous page or @vma's page-cache page.
+ */
+static int replace_page(struct vm_area_struct *vma, unsigned long addr,
+			struct page *old, struct page *new)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	DEFINE_PAGE_VMA_WALK(pvmw, old, vma, addr, 0);
+	struct mmu_notifier_range range;
+	int ret = 0;
+
+	mmap_assert_write_locked(mm);
+	if (PageAnon(new)) {
+		ret = anon_vma_prepare(vma);
+		if (ret)
+			return ret;
+		ret = mem_cgroup_charge(page_folio(new), mm, GFP_KERNEL);
+		if (ret)
+			return ret;
+	}
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, vma, mm, addr,
+				addr + PAGE_SIZE);
+	mmu_notifier_invalidate_range_start(&range);
+	lock_page(old);
+	if (!page_vma_mapped_walk(&pvmw)) {
+		ret = -EAGAIN;
+		goto unlock_old;
+	}
+
+	get_page(new);
+	if (PageAnon(new)) {
+		page_add_new_anon_rmap(new, vma, addr);
+		lru_cache_add_inactive_or_unevictable(new, vma);
+		inc_mm_counter(mm, MM_ANONPAGES);
+	} else {
+		page_add_file_rmap(new, vma, false);
+		inc_mm_counter(mm, mm_counter_file(new));
+	}
+	if (PageAnon(old))
+		dec_mm_counter(mm, MM_ANONPAGES);
+	else
+		dec_mm_counter(mm, mm_counter_file(old));
+
+	flush_cache_page(vma, addr, pte_pfn(*pvmw.pte));
+	ptep_clear_flush_notify(vma, addr, pvmw.pte);
+	set_pte_at_notify(mm, addr, pvmw.pte, mk_pte(new, vma->vm_page_prot));
+	page_remove_rmap(old, vma, false);
+	if (!page_mapped(old))
+		folio_free_swap(page_folio(old));
+	page_vma_mapped_walk_done(&pvmw);
+	put_page(old);		/* the reference of the old mapping */
+unlock_old:
+	unlock_page(old);
+	mmu_notifier_invalidate_range_end(&range);
+	return ret;
+}
+
+/**
+ * uprobe_write_opcode - put @opcode at @vaddr in @mm without touching the file
+ * @auprobe: the probe's decoded instruction (original bytes in ->insn)
+ * @mm: the address space, whose mmap_lock is held for write
+ * @vaddr: user address of the probed instruction
+ * @opcode: UPROBE_SWBP_INSN to install the breakpoint, else the original
+ *	first byte to remove it
+ *
+ * Installing maps a private anonymous copy of the page with the int3.
+ * Removing restores the byte; when the result equals the file's page, the
+ * page-cache page is mapped back so that no anonymous copy is left.
+ *
+ * Return: 0, or -errno (-EAGAIN: the page changed under us, try again).
+ */
+int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			unsigned long vaddr, uprobe_opcode_t opcode)
+{
+	unsigned int flags = FOLL_FORCE | FOLL_SPLIT_PMD;
+	struct page *old, *new, *file_page = NULL;
+	struct vm_area_struct *vma;
+	uprobe_opcode_t cur;
+	bool install = opcode == UPROBE_SWBP_INSN;
+	void *kaddr;
+	long got;
+	int ret;
+
+	mmap_assert_write_locked(mm);
+retry:
+	got = get_user_pages_remote(mm, vaddr, 1, flags, &old, &vma, NULL);
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	/* Removal also works after the mapping was made writable. */
+	if (install ? !vma_can_probe(vma) :
+	    !vma->vm_file || (vma->vm_flags & VM_MAYSHARE)) {
+		ret = -EINVAL;
+		goto put_old;
+	}
+	memcpy_from_page((void *)&cur, old, offset_in_page(vaddr), sizeof(cur));
+	if (cur == opcode) {
+		ret = 0;	/* already as asked */
+		goto put_old;
+	}
+	/*
+	 * Somebody else changed this byte, or the int3 is the file's own
+	 * (ours always live in an anonymous copy).
+	 */
+	if (install ? cur != auprobe->insn[0] :
+	    cur != UPROBE_SWBP_INSN || !PageAnon(old)) {
+		ret = -EBUSY;
+		goto put_old;
+	}
+
+	if (!install) {
+		/* Back to the file's page if nothing else differs. */
+		file_page = find_get_page(vma->vm_file->f_mapping,
+					  linear_page_index(vma, vaddr));
+	}
+	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
+	if (!new) {
+		ret = -ENOMEM;
+		goto put_file;
+	}
+	__folio_mark_uptodate(page_folio(new));
+	copy_highpage(new, old);
+	kaddr = kmap_local_page(new);
+	*(uprobe_opcode_t *)(kaddr + offset_in_page(vaddr)) = opcode;
+	kunmap_local(kaddr);
+	if (file_page && PageUptodate(file_page) &&
+	    !memcmp_pages(new, file_page)) {
+		/* Identical to the file again: share the page cache page. */
+		put_page(new);
+		new = file_page;
+		file_page = NULL;
+	}
+
+	ret = replace_page(vma, vaddr, old, new);
+	put_page(new);
+put_file:
+	if (file_page)
+		put_page(file_page);
+put_old:
+	put_page(old);
+	if (ret == -EAGAIN) {
+		cond_resched();
+		goto retry;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------- SDT counters */
+
+/* Where @uprobe's counter is in @mm, or 0 if that page is not mapped. */
+static unsigned long ref_ctr_vaddr(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct inode *inode = uprobe->ui->inode;
+	struct vm_area_struct *vma;
+
+	mmap_assert_locked(mm);
+	for_each_vma(vmi, vma) {
+		if (!(vma->vm_flags & VM_WRITE) || (vma->vm_flags & VM_MAYSHARE))
+			continue;
+		if (vma_maps_offset(vma, inode, uprobe->ref_ctr_offset))
+			return offset_to_vaddr(vma, uprobe->ref_ctr_offset);
+	}
+	return 0;
+}
+
+/*
+ * Add @delta (+1 or -1) to @uprobe's counter in @mm. Refuses to wrap:
+ * the counter is an unsigned short that the tracee reads as "enabled when
+ * non-zero".
+ *
+ * Return: 0, -ENOENT if the counter is not mapped, or -errno.
+ */
+static int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm,
+			  int delta)
+{
+	struct vm_area_struct *vma;
+	unsigned long vaddr;
+	struct page *page;
+	u16 *ctr;
+	void *kaddr;
+	long got;
+	int ret = 0;
+
+	mmap_assert_write_locked(mm);
+	vaddr = ref_ctr_vaddr(uprobe, mm);
+	if (!vaddr)
+		return -ENOENT;
+	got = get_user_pages_remote(mm, vaddr, 1, FOLL_WRITE | FOLL_FORCE,
+				    &page, &vma, NULL);
+	if (got <= 0)
+		return got ? got : -EFAULT;
+	kaddr = kmap_local_page(page);
+	ctr = kaddr + offset_in_page(vaddr);
+	if ((delta > 0 && *ctr == U16_MAX) || (delta < 0 && *ctr == 0)) {
+		pr_warn_ratelimited("uprobes: cannot %s the counter of inode %lu at %#lx: it is %u\n",
+				    delta > 0 ? "raise" : "lower",
+				    uprobe->ui->inode->i_ino, vaddr, *ctr);
+		ret = -ERANGE;
+	} else {
+		*ctr += delta;
+	}
+	kunmap_local(kaddr);
+	set_page_dirty_lock(page);
+	put_page(page);
+	return ret;
+}
+
+/* ---------------------------------------------------------- sites */
+
+static struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+
+	mmap_assert_write_locked(mm);
+	if (um)
+		return um;
+	um = kzalloc(sizeof(*um), GFP_KERNEL);
+	if (!um)
+		return NULL;
+	xa_init(&um->sites);
+	/* Pairs with the READ_ONCE() of readers that hold no mmap_lock. */
+	WRITE_ONCE(mm->uprobes_state.sites, um);
+	return um;
+}
+
+static void free_site_rcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct uprobe_site, rcu));
+}
+
+/*
+ * Patch @uprobe in at @vaddr of @mm and record the site; its counter goes
+ * up once, now or when its page gets mapped. Idempotent.
+ */
+static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
+			unsigned long vaddr)
+{
+	struct uprobe_site *site;
+	struct uprobes_mm *um;
+	int ret;
+
+	mmap_assert_write_locked(mm);
+	um = get_uprobes_mm(mm);
+	if (!um)
+		return -ENOMEM;
+	site = xa_load(&um->sites, vaddr);
+	if (site)
+		return site->uprobe == uprobe ? 0 : -EBUSY;
+	if (!test_bit(UPROBE_ANALYSED, &uprobe->flags))
+		return -ENOEXEC;
+
+	site = kzalloc(sizeof(*site), GFP_KERNEL);
+	if (!site)
+		return -ENOMEM;
+	site->uprobe = get_uprobe(uprobe);
+	site->vaddr = vaddr;
+	ret = xa_insert(&um->sites, vaddr, site, GFP_KERNEL);
+	if (ret)
+		goto free_site;
+	ret = uprobe_write_opcode(&uprobe->arch, mm, vaddr, UPROBE_SWBP_INSN);
+	if (ret)
+		goto erase_site;
+	if (uprobe->ref_ctr_offset) {
+		ret = update_ref_ctr(uprobe, mm, 1);
+		if (!ret)
+			site->ref_ctr_done = true;
+		else if (ret == -ENOENT)
+			ret = 0;	/* applied when its page is mapped */
+		else
+			goto restore_insn;
+	}
+	return 0;
+
+restore_insn:
+	uprobe_write_opcode(&uprobe->arch, mm, vaddr, uprobe->arch.insn[0]);
+erase_site:
+	xa_erase(&um->sites, vaddr);
+free_site:
+	put_uprobe(site->uprobe);
+	kfree(site);
+	return ret;
+}
+
+/* Remove the site at @vaddr of @mm, if it is @uprobe's; counter down once. */
+static int remove_site(struct uprobe *uprobe, struct mm_struct *mm,
+		       unsigned long vaddr)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobe_site *site;
+	int ret;
+
+	mmap_assert_write_locked(mm);
+	site = um ? xa_load(&um->sites, vaddr) : NULL;
+	if (!site || site->uprobe != uprobe)
+		return 0;
+	ret = uprobe_write_opcode(&uprobe->arch, mm, vaddr, uprobe->arch.insn[0]);
+	if (ret && ret != -EFAULT)
+		return ret;	/* the site stays: retried by the next walk */
+	if (site->ref_ctr_done)
+		update_ref_ctr(uprobe, mm, -1);
+	xa_erase(&um->sites, vaddr);
+	put_uprobe(uprobe);
+	call_rcu(&site->rcu, free_site_rcu);
+	return 0;
+}
+
+/* ---------------------------------------------------------- walks */
+
+struct map_entry {
+	struct mm_struct *mm;
+	unsigned long vaddr;
+};
+
+/*
+ * The (mm, vaddr) pairs where @uprobe's file offset is mapped now, each mm
+ * pinned; *@nr receives their number. Collected under i_mmap_rwsem, which
+ * cannot be held while taking an mmap_lock.
+ */
+static void free_maps(struct map_entry *maps, int nr);
+
+static struct map_entry *collect_maps(struct uprobe *uprobe, int *nr)
+{
+	struct inode *inode = uprobe->ui->inode;
+	struct address_space *mapping = inode->i_mapping;
+	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	struct map_entry *maps = NULL;
+	struct vm_area_struct *vma;
+	int seen, filled, cap = 0;
+
+	for (;;) {
+		seen = 0;
+		filled = 0;
+		i_mmap_lock_read(mapping);
+		vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
+			if (!vma_can_probe(vma))
+				continue;
+			seen++;
+			if (filled < cap && mmget_not_zero(vma->vm_mm)) {
+				maps[filled].mm = vma->vm_mm;
+				maps[filled].vaddr =
+					offset_to_vaddr(vma, uprobe->offset);
+				filled++;
+			}
+		}
+		i_mmap_unlock_read(mapping);
+		if (seen <= cap)
+			break;
+		/* The array was too small: size it and collect again. */
+		free_maps(maps, filled);
+		cap = seen + 4;
+		maps = kcalloc(cap, sizeof(*maps), GFP_KERNEL);
+		if (!maps)
+			return ERR_PTR(-ENOMEM);
+	}
+	*nr = filled;
+	return maps;
+}
+
+static void free_maps(struct map_entry *maps, int nr)
+{
+	while (nr > 0)
+		mmput(maps[--nr].mm);
+	kfree(maps);
+}
+
+/* Does any consumer of @uprobe want it in @mm? Caller holds reg_lock. */
+static bool __wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+		     struct mm_struct *mm)
+{
+	struct uprobe_consumer *uc;
+
+	lockdep_assert_held(&uprobe->reg_lock);
+	list_for_each_entry(uc, &uprobe->consumers, node) {
+		if (!uc->filter || uc->filter(uc, ctx, mm))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Bring every current mapping of @uprobe's file in line with its
+ * consumers: install where one wants it, remove where none does. Caller
+ * holds reg_lock and dup_mmap_sem for write.
+ *
+ * Return: 0, or the first error of an install when @ctx is
+ * UPROBE_FILTER_REGISTER (removals do not fail the walk).
+ */
+static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
+{
+	struct map_entry *maps;
+	int i, nr, err = 0, ret;
+
+	lockdep_assert_held(&uprobe->reg_lock);
+	maps = collect_maps(uprobe, &nr);
+	if (IS_ERR(maps))
+		return PTR_ERR(maps);
+	for (i = 0; i < nr; i++) {
+		struct mm_struct *mm = maps[i].mm;
+		struct vm_area_struct *vma;
+
+		mmap_write_lock(mm);
+		vma = vma_lookup(mm, maps[i].vaddr);
+		if (!vma || !vma_can_probe(vma) ||
+		    !vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset)) {
+			mmap_write_unlock(mm);
+			continue;	/* changed since we collected it */
+		}
+		if (__wanted(uprobe, ctx, mm))
+			ret = install_site(uprobe, mm, maps[i].vaddr);
+		else
+			ret = remove_site(uprobe, mm, maps[i].vaddr);
+		mmap_write_unlock(mm);
+		if (ret && !err && ctx == UPROBE_FILTER_REGISTER)
+			err = ret;
+	}
+	free_maps(maps, nr);
+	return err;
+}
+
+/* ----------------------------------------------------- consumer API */
+
+/* Decode the probed instruction once, from the file. */
+static int __analyse(struct uprobe *uprobe)
+{
+	int ret;
+
+	lockdep_assert_held(&uprobe->reg_lock);
+	if (test_bit(UPROBE_ANALYSED, &uprobe->flags))
+		return 0;
+	ret = read_file_bytes(uprobe->ui->inode, uprobe->offset,
+			      uprobe->arch.insn,
+			      min_t(loff_t, sizeof(uprobe->arch.insn),
+				    i_size_read(uprobe->ui->inode) -
+				    uprobe->offset));
+	if (ret)
+		return ret;
+	ret = arch_uprobe_analyze_insn(&uprobe->arch, NULL, 0);
+	if (ret)
+		return ret;
+	set_bit(UPROBE_ANALYSED, &uprobe->flags);
+	return 0;
+}
+
+/**
+ * uprobe_register_refctr - add a consumer to the probe at @inode:@offset
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @ref_ctr_offset: file offset of the SDT counter (unsigned short), or 0
+ * @uc: the consumer; see &struct uprobe_consumer
+ *
+ * Installs the breakpoint in every current mapping of the file that a
+ * consumer's filter accepts; later mappings get it as they appear.
+ *
+ * Return: 0, or -errno with nothing left behind.
+ */
+int uprobe_register_refctr(struct inode *inode, loff_t offset,
+			   loff_t ref_ctr_offset, struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe;
+	bool first;
+	int ret;
+
+	if (!uc->handler && !uc->ret_handler)
+		return -EINVAL;
+	if (!S_ISREG(inode->i_mode) || !inode->i_mapping->a_ops->read_folio)
+		return -EINVAL;
+	if (offset < 0 || offset >= i_size_read(inode))
+		return -EINVAL;
+	if (ref_ctr_offset < 0 || (ref_ctr_offset & 1) ||
+	    ref_ctr_offset + 2 > i_size_read(inode))
+		return -EINVAL;
+
+	uprobe = find_or_add_uprobe(inode, offset, ref_ctr_offset);
+	if (IS_ERR(uprobe))
+		return PTR_ERR(uprobe);
+
+	percpu_down_write(&dup_mmap_sem);
+	mutex_lock(&uprobe->reg_lock);
+	ret = __analyse(uprobe);
+	if (ret)
+		goto unlock;
+	first = list_empty(&uprobe->consumers);
+	list_add_rcu(&uc->node, &uprobe->consumers);
+	ret = __sync_maps(uprobe, UPROBE_FILTER_REGISTER);
+	if (ret) {
+		list_del_rcu(&uc->node);
+		__sync_maps(uprobe, UPROBE_FILTER_UNREGISTER);
+		goto unlock;
+	}
+	if (first)
+		get_uprobe(uprobe);	/* held while there are consumers */
+unlock:
+	mutex_unlock(&uprobe->reg_lock);
+	percpu_up_write(&dup_mmap_sem);
+	if (ret)
+		synchronize_srcu(&uprobes_srcu);
+	put_uprobe(uprobe);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(uprobe_register_refctr);
+
+/**
+ * uprobe_register - add a consumer to the probe at @inode:@offset
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @uc: the consumer
+ *
+ * Return: 0, or -errno.
+ */
+int uprobe_register(struct inode *inode, loff_t offset,
+		    struct uprobe_consumer *uc)
+{
+	return uprobe_register_refctr(inode, offset, 0, uc);
+}
+EXPORT_SYMBOL_GPL(uprobe_register);
+
+/**
+ * uprobe_unregister - remove a consumer from the probe at @inode:@offset
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @uc: the consumer, as registered
+ *
+ * On return no handler of @uc runs any more, and the breakpoint is gone
+ * from every mm where no remaining consumer wants it.
+ */
+void uprobe_unregister(struct inode *inode, loff_t offset,
+		       struct uprobe_consumer *uc)
+{
+	struct uprobe *uprobe = find_uprobe(inode, offset);
+	bool last;
+
+	if (WARN_ON_ONCE(!uprobe))
+		return;
+	percpu_down_write(&dup_mmap_sem);
+	mutex_lock(&uprobe->reg_lock);
+	list_del_rcu(&uc->node);
+	last = list_empty(&uprobe->consumers);
+	__sync_maps(uprobe, UPROBE_FILTER_UNREGISTER);
+	mutex_unlock(&uprobe->reg_lock);
+	percpu_up_write(&dup_mmap_sem);
+	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
+	synchronize_srcu(&uprobes_srcu);
+	if (last)
+		put_uprobe(uprobe);	/* the consumers' reference */
+	put_uprobe(uprobe);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister);
+
+/**
+ * uprobe_apply - re-evaluate @uc's filter over the current mappings
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @uc: a registered consumer
+ * @add: true when the filter now accepts more mms, false when fewer
+ *
+ * Return: 0, or -errno (-ENOENT when @uc is not registered there).
+ */
+int uprobe_apply(struct inode *inode, loff_t offset,
+		 struct uprobe_consumer *uc, bool add)
+{
+	struct uprobe *uprobe = find_uprobe(inode, offset);
+	struct uprobe_consumer *cur;
+	int ret = -ENOENT;
+
+	if (!uprobe)
+		return -ENOENT;
+	percpu_down_write(&dup_mmap_sem);
+	mutex_lock(&uprobe->reg_lock);
+	list_for_each_entry(cur, &uprobe->consumers, node) {
+		if (cur == uc) {
+			ret = __sync_maps(uprobe, add ? UPROBE_FILTER_REGISTER :
+						  UPROBE_FILTER_UNREGISTER);
+			break;
+		}
+	}
+	mutex_unlock(&uprobe->reg_lock);
+	percpu_up_write(&dup_mmap_sem);
+	put_uprobe(uprobe);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(uprobe_apply);
+
+void __init uprobes_init(void)
+{
+	if (rhashtable_init(&uprobe_inodes, &uprobe_inodes_params))
+		panic("uprobes: cannot allocate the probe table\n");
+}
