@@ -124,12 +124,15 @@ struct uprobe {
  * @uprobe: the probe (holds a reference)
  * @vaddr: where the int3 is
  * @ref_ctr_done: this site's +1 is applied to the mm's counter
+ * @detached: uprobe_munmap() saw its range go; the hit path ignores it
+ *	until uprobe_mmap() re-attaches it (split, merge) or it is settled
  * @rcu: deferred free
  */
 struct uprobe_site {
 	struct uprobe *uprobe;
 	unsigned long vaddr;
 	bool ref_ctr_done;
+	bool detached;
 	struct rcu_head rcu;
 };
 
@@ -598,6 +601,10 @@ static void free_site_rcu(struct rcu_head *rcu)
 	kfree(container_of(rcu, struct uprobe_site, rcu));
 }
 
+static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
+			     unsigned long vaddr);
+static int remove_site(struct mm_struct *mm, struct uprobe_site *site);
+
 /*
  * Patch @uprobe in at @vaddr of @mm and record the site; its counter goes
  * up once, now or when its page gets mapped. Idempotent.
@@ -614,6 +621,16 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 	if (!um)
 		return -ENOMEM;
 	site = xa_load(&um->sites, vaddr);
+	if (site && site->detached) {
+		struct vm_area_struct *vma = vma_lookup(mm, vaddr);
+
+		if (vma && int3_still_there(site->uprobe, vma, vaddr)) {
+			WRITE_ONCE(site->detached, false);
+		} else {
+			remove_site(mm, site);
+			site = NULL;
+		}
+	}
 	if (site)
 		return site->uprobe == uprobe ? 0 : -EBUSY;
 	if (!test_bit(UPROBE_ANALYSED, &uprobe->flags))
@@ -651,48 +668,110 @@ free_site:
 	return ret;
 }
 
-/* Remove the site at @vaddr of @mm, if it is @uprobe's; counter down once. */
-static int remove_site(struct uprobe *uprobe, struct mm_struct *mm,
-		       unsigned long vaddr)
+/*
+ * Does @vma at @vaddr still show our int3 for @uprobe? That is what a
+ * detached site must show to be re-attached.
+ */
+static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
+			     unsigned long vaddr)
+{
+	struct page *page;
+	u8 byte;
+
+	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset) ||
+	    offset_to_vaddr(vma, uprobe->offset) != vaddr)
+		return false;
+	if (get_user_pages_remote(vma->vm_mm, vaddr, 1, FOLL_FORCE, &page,
+				  NULL, NULL) != 1)
+		return false;
+	memcpy_from_page(&byte, page, offset_in_page(vaddr), 1);
+	put_page(page);
+	return byte == UPROBE_SWBP_INSN && uprobe->arch.insn[0] != byte;
+}
+
+/*
+ * Remove @site from @mm: restore the instruction if our int3 is still
+ * there, take the site's +1 off the counter, forget the site.
+ */
+static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
-	struct uprobe_site *site;
+	struct uprobe *uprobe = site->uprobe;
+	struct vm_area_struct *vma;
 	int ret;
 
 	mmap_assert_write_locked(mm);
-	site = um ? xa_load(&um->sites, vaddr) : NULL;
-	if (!site || site->uprobe != uprobe)
-		return 0;
-	ret = uprobe_write_opcode(&uprobe->arch, mm, vaddr, uprobe->arch.insn[0]);
-	if (ret && ret != -EFAULT)
-		return ret;	/* the site stays: retried by the next walk */
+	vma = vma_lookup(mm, site->vaddr);
+	if (vma && (!site->detached || int3_still_there(uprobe, vma, site->vaddr))) {
+		ret = uprobe_write_opcode(&uprobe->arch, mm, site->vaddr,
+					  uprobe->arch.insn[0]);
+		if (ret && ret != -EFAULT && ret != -EBUSY)
+			return ret;	/* the site stays for the next walk */
+	}
 	if (site->ref_ctr_done)
 		update_ref_ctr(uprobe, mm, -1);
-	xa_erase(&um->sites, vaddr);
+	xa_erase(&um->sites, site->vaddr);
 	put_uprobe(uprobe);
 	call_rcu(&site->rcu, free_site_rcu);
 	return 0;
+}
+
+/* Remove every site of @uprobe in @mm (there is one per mapping of it). */
+static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobe_site *site;
+	unsigned long index;
+
+	mmap_assert_write_locked(mm);
+	if (!um)
+		return;
+	xa_for_each(&um->sites, index, site) {
+		if (site->uprobe == uprobe)
+			remove_site(mm, site);
+	}
+}
+
+/* Install @uprobe at every mapping of its offset in @mm; first error. */
+static int install_sites(struct uprobe *uprobe, struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	int ret, err = 0;
+
+	mmap_assert_write_locked(mm);
+	for_each_vma(vmi, vma) {
+		if (!vma_can_probe(vma) ||
+		    !vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
+			continue;
+		ret = install_site(uprobe, mm, offset_to_vaddr(vma, uprobe->offset));
+		if (ret && !err)
+			err = ret;
+	}
+	return err;
 }
 
 /* ---------------------------------------------------------- walks */
 
 struct map_entry {
 	struct mm_struct *mm;
-	unsigned long vaddr;
 };
 
 /*
- * The (mm, vaddr) pairs where @uprobe's file offset is mapped now, each mm
- * pinned; *@nr receives their number. Collected under i_mmap_rwsem, which
- * cannot be held while taking an mmap_lock.
+ * The mms that map @uprobe's file now, each pinned (an mm may appear more
+ * than once); *@nr receives their number. @whole: any part of the file,
+ * else only its probed page. Collected under i_mmap_rwsem, which cannot be
+ * held while taking an mmap_lock.
  */
 static void free_maps(struct map_entry *maps, int nr);
 
-static struct map_entry *collect_maps(struct uprobe *uprobe, int *nr)
+static struct map_entry *collect_maps(struct uprobe *uprobe, bool whole,
+				      int *nr)
 {
 	struct inode *inode = uprobe->ui->inode;
 	struct address_space *mapping = inode->i_mapping;
-	pgoff_t pgoff = uprobe->offset >> PAGE_SHIFT;
+	pgoff_t first = whole ? 0 : uprobe->offset >> PAGE_SHIFT;
+	pgoff_t last = whole ? ULONG_MAX : first;
 	struct map_entry *maps = NULL;
 	struct vm_area_struct *vma;
 	int seen, filled, cap = 0;
@@ -701,16 +780,12 @@ static struct map_entry *collect_maps(struct uprobe *uprobe, int *nr)
 		seen = 0;
 		filled = 0;
 		i_mmap_lock_read(mapping);
-		vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff, pgoff) {
-			if (!vma_can_probe(vma))
+		vma_interval_tree_foreach(vma, &mapping->i_mmap, first, last) {
+			if (!whole && !vma_can_probe(vma))
 				continue;
 			seen++;
-			if (filled < cap && mmget_not_zero(vma->vm_mm)) {
-				maps[filled].mm = vma->vm_mm;
-				maps[filled].vaddr =
-					offset_to_vaddr(vma, uprobe->offset);
-				filled++;
-			}
+			if (filled < cap && mmget_not_zero(vma->vm_mm))
+				maps[filled++].mm = vma->vm_mm;
 		}
 		i_mmap_unlock_read(mapping);
 		if (seen <= cap)
@@ -750,38 +825,35 @@ static bool __wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 /*
  * Bring every current mapping of @uprobe's file in line with its
  * consumers: install where one wants it, remove where none does. Caller
- * holds reg_lock and dup_mmap_sem for write.
+ * holds reg_lock and dup_mmap_sem for write. Removal visits every mm that
+ * maps any part of the file, so that sites whose text went away (detached)
+ * are settled too.
  *
  * Return: 0, or the first error of an install when @ctx is
  * UPROBE_FILTER_REGISTER (removals do not fail the walk).
  */
 static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 {
+	bool adding = ctx == UPROBE_FILTER_REGISTER;
 	struct map_entry *maps;
 	int i, nr, err = 0, ret;
 
 	lockdep_assert_held(&uprobe->reg_lock);
-	maps = collect_maps(uprobe, &nr);
+	maps = collect_maps(uprobe, !adding, &nr);
 	if (IS_ERR(maps))
 		return PTR_ERR(maps);
 	for (i = 0; i < nr; i++) {
 		struct mm_struct *mm = maps[i].mm;
-		struct vm_area_struct *vma;
 
 		mmap_write_lock(mm);
-		vma = vma_lookup(mm, maps[i].vaddr);
-		if (!vma || !vma_can_probe(vma) ||
-		    !vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset)) {
-			mmap_write_unlock(mm);
-			continue;	/* changed since we collected it */
+		if (__wanted(uprobe, ctx, mm)) {
+			ret = install_sites(uprobe, mm);
+			if (ret && !err && adding)
+				err = ret;
+		} else {
+			remove_sites(uprobe, mm);
 		}
-		if (__wanted(uprobe, ctx, mm))
-			ret = install_site(uprobe, mm, maps[i].vaddr);
-		else
-			ret = remove_site(uprobe, mm, maps[i].vaddr);
 		mmap_write_unlock(mm);
-		if (ret && !err && ctx == UPROBE_FILTER_REGISTER)
-			err = ret;
 	}
 	free_maps(maps, nr);
 	return err;
@@ -949,6 +1021,248 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(uprobe_apply);
+
+/* ------------------------------------------------------- mm hooks */
+
+/* Does any consumer of @uprobe want it in @mm? Caller is in uprobes_srcu. */
+static bool wanted_srcu(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+			struct mm_struct *mm)
+{
+	struct uprobe_consumer *uc;
+
+	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		if (!uc->filter || uc->filter(uc, ctx, mm))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Detached sites inside @vma: re-attach those whose int3 is still there
+ * (the VMA was split or merged), settle the others (the text went away).
+ */
+static void settle_detached(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobe_site *site;
+	unsigned long index;
+
+	if (!um)
+		return;
+	xa_for_each_range(&um->sites, index, site, vma->vm_start,
+			  vma->vm_end - 1) {
+		if (!site->detached)
+			continue;
+		if (int3_still_there(site->uprobe, vma, site->vaddr))
+			WRITE_ONCE(site->detached, false);
+		else
+			remove_site(mm, site);
+	}
+}
+
+/* Say why the probes in a mapping we may not patch stay out. */
+static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe)
+{
+	pr_notice_ratelimited("uprobes: %s[%d]: not probing %pD at %#llx: %s mapping\n",
+			      current->comm, task_pid_nr(current), vma->vm_file,
+			      uprobe->offset,
+			      vma->vm_flags & VM_MAYSHARE ? "shared" :
+			      vma->vm_flags & VM_WRITE ? "writable" : "special");
+}
+
+/* Install the probes of @ui that fall inside @vma and are wanted there. */
+static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
+{
+	loff_t first = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long last = first + (vma->vm_end - vma->vm_start) - 1;
+	unsigned long index = first;
+	struct uprobe *uprobe;
+	bool wanted;
+	int idx;
+
+	for (;;) {
+		rcu_read_lock();
+		uprobe = xa_find(&ui->probes, &index, last, XA_PRESENT);
+		if (uprobe)
+			uprobe = get_uprobe(uprobe);
+		rcu_read_unlock();
+		if (uprobe) {
+			idx = srcu_read_lock(&uprobes_srcu);
+			wanted = wanted_srcu(uprobe, UPROBE_FILTER_MMAP,
+					     vma->vm_mm);
+			srcu_read_unlock(&uprobes_srcu, idx);
+			if (wanted && !vma_can_probe(vma)) {
+				if (vma->vm_flags & VM_EXEC)
+					report_refused(vma, uprobe);
+			} else if (wanted) {
+				install_site(uprobe, vma->vm_mm,
+					     offset_to_vaddr(vma, uprobe->offset));
+			}
+			put_uprobe(uprobe);
+		}
+		if (index >= last)
+			break;
+		index++;
+	}
+}
+
+/* Counters of this mm's sites that live in @vma and were not raised yet. */
+static void apply_pending_ref_ctrs(struct mm_struct *mm,
+				   struct vm_area_struct *vma)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct inode *inode = file_inode(vma->vm_file);
+	struct uprobe_site *site;
+	unsigned long index;
+
+	if (!um || !(vma->vm_flags & VM_WRITE) || (vma->vm_flags & VM_MAYSHARE))
+		return;
+	xa_for_each(&um->sites, index, site) {
+		struct uprobe *uprobe = site->uprobe;
+
+		if (site->ref_ctr_done || site->detached ||
+		    !uprobe->ref_ctr_offset ||
+		    !vma_maps_offset(vma, inode, uprobe->ref_ctr_offset))
+			continue;
+		if (!update_ref_ctr(uprobe, mm, 1))
+			site->ref_ctr_done = true;
+	}
+}
+
+/**
+ * uprobe_mmap - a file-backed VMA appeared or changed its bounds
+ * @vma: the VMA; its mm's mmap_lock is held for write
+ *
+ * Installs the wanted probes of the file that fall inside @vma, raises the
+ * counters of existing sites that now became reachable, and re-attaches
+ * or settles sites that uprobe_munmap() detached. Safe to call any number
+ * of times for the same range.
+ *
+ * Return: 0 (errors only leave a probe out of this mapping).
+ */
+int uprobe_mmap(struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct uprobe_inode *ui;
+
+	if (!vma->vm_file)
+		return 0;
+	mmap_assert_write_locked(mm);
+	settle_detached(mm, vma);
+	ui = find_uprobe_inode(file_inode(vma->vm_file));
+	if (!ui)
+		return 0;
+	install_wanted(ui, vma);
+	apply_pending_ref_ctrs(mm, vma);
+	put_uprobe_inode(ui);
+	return 0;
+}
+
+/**
+ * uprobe_munmap - [@start, @end) of @vma is going away or being redrawn
+ * @vma: a file-backed VMA
+ * @start: first address
+ * @end: end of the range (exclusive)
+ *
+ * Called with various locks held (on truncation: only i_mmap_rwsem and a
+ * page lock) and for splits whose page tables stay, so it only marks the
+ * sites in the range detached; uprobe_mmap() or the next walk decides.
+ */
+void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
+		   unsigned long end)
+{
+	struct uprobes_mm *um = READ_ONCE(vma->vm_mm->uprobes_state.sites);
+	struct uprobe_site *site;
+	unsigned long index;
+
+	if (!um || start >= end)
+		return;
+	/* A site being removed concurrently is freed only after RCU. */
+	rcu_read_lock();
+	xa_for_each_range(&um->sites, index, site, start, end - 1)
+		WRITE_ONCE(site->detached, true);
+	rcu_read_unlock();
+}
+
+/**
+ * uprobe_start_dup_mmap - fork is about to copy an address space
+ *
+ * Keeps register/unregister walks out until uprobe_end_dup_mmap().
+ */
+void uprobe_start_dup_mmap(void)
+{
+	percpu_down_read(&dup_mmap_sem);
+}
+
+/**
+ * uprobe_end_dup_mmap - the copy started by uprobe_start_dup_mmap() is done
+ */
+void uprobe_end_dup_mmap(void)
+{
+	percpu_up_read(&dup_mmap_sem);
+}
+
+/**
+ * uprobe_dup_mmap - give a forked mm the sites of its parent
+ * @oldmm: the parent's mm, whose mmap_lock is held for write
+ * @newmm: the child's mm, still empty
+ *
+ * The child's page tables will copy the parent's private int3 pages and its
+ * counters, so it inherits the sites too. Without memory, the missing
+ * sites are found again by the hit path's slow path.
+ */
+void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	struct uprobes_mm *old_um = oldmm->uprobes_state.sites, *um;
+	struct uprobe_site *site, *copy;
+	unsigned long index;
+
+	newmm->uprobes_state.sites = NULL;
+	if (!old_um || xa_empty(&old_um->sites))
+		return;
+	um = kzalloc(sizeof(*um), GFP_KERNEL);
+	if (!um)
+		return;
+	xa_init(&um->sites);
+	xa_for_each(&old_um->sites, index, site) {
+		if (site->detached)
+			continue;
+		copy = kmemdup(site, sizeof(*site), GFP_KERNEL);
+		if (!copy)
+			break;
+		refcount_inc(&site->uprobe->ref);
+		if (xa_insert(&um->sites, index, copy, GFP_KERNEL)) {
+			put_uprobe(copy->uprobe);
+			kfree(copy);
+			break;
+		}
+	}
+	newmm->uprobes_state.sites = um;
+}
+
+/**
+ * uprobe_clear_state - @mm is gone: free its uprobes state
+ * @mm: the mm, with no users left
+ *
+ * Takes no lock a walk could hold, so it is safe from mmput() anywhere.
+ */
+void uprobe_clear_state(struct mm_struct *mm)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobe_site *site;
+	unsigned long index;
+
+	if (!um)
+		return;
+	mm->uprobes_state.sites = NULL;
+	xa_for_each(&um->sites, index, site) {
+		put_uprobe(site->uprobe);
+		call_rcu(&site->rcu, free_site_rcu);
+	}
+	xa_destroy(&um->sites);
+	kfree_rcu_mightsleep(um);
+}
 
 void __init uprobes_init(void)
 {
