@@ -169,6 +169,8 @@ int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 bool arch_uprobe_xol_was_trapped(struct task_struct *t);
 unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs);
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
+						struct pt_regs *regs);
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>

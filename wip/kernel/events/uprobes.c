@@ -58,6 +58,9 @@
 #include <linux/rhashtable.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/task_work.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
@@ -126,6 +129,7 @@ struct uprobe {
  * @ref_ctr_done: this site's +1 is applied to the mm's counter
  * @detached: uprobe_munmap() saw its range go; the hit path ignores it
  *	until uprobe_mmap() re-attaches it (split, merge) or it is settled
+ * @slot: index of its XOL slot in the mm's area, 0 until first needed
  * @rcu: deferred free
  */
 struct uprobe_site {
@@ -133,6 +137,7 @@ struct uprobe_site {
 	unsigned long vaddr;
 	bool ref_ctr_done;
 	bool detached;
+	unsigned int slot;
 	struct rcu_head rcu;
 };
 
@@ -1024,6 +1029,8 @@ EXPORT_SYMBOL_GPL(uprobe_apply);
 
 /* ------------------------------------------------------- mm hooks */
 
+static void free_xol_area(struct xol_area *area);
+
 /* Does any consumer of @uprobe want it in @mm? Caller is in uprobes_srcu. */
 static bool wanted_srcu(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 			struct mm_struct *mm)
@@ -1253,6 +1260,10 @@ void uprobe_clear_state(struct mm_struct *mm)
 	struct uprobe_site *site;
 	unsigned long index;
 
+	if (mm->uprobes_state.xol_area) {
+		free_xol_area(mm->uprobes_state.xol_area);
+		mm->uprobes_state.xol_area = NULL;
+	}
 	if (!um)
 		return;
 	mm->uprobes_state.sites = NULL;
@@ -1262,6 +1273,573 @@ void uprobe_clear_state(struct mm_struct *mm)
 	}
 	xa_destroy(&um->sites);
 	kfree_rcu_mightsleep(um);
+}
+
+/* ------------------------------------------------------- XOL area */
+
+#define XOL_PAGES		4
+#define XOL_SLOTS		(XOL_PAGES * PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+/* Slot 0 holds the return-probe trampoline: an int3. */
+#define XOL_TRAMPOLINE_SLOT	0
+
+/**
+ * struct xol_area - an mm's execute-out-of-line area
+ * @mapping: the special mapping that shows @pages to user space (r-x)
+ * @pages: the area's pages, zeroed when allocated
+ * @vaddr: user address of the area
+ * @lock: serialises slot allocation and writes to @pages
+ * @next: the next slot never used so far
+ * @slots: probed vaddr -> slot index (xa_mk_value), for reuse
+ *
+ * A slot holds an instruction recipe that depends only on the original
+ * instruction at the probed vaddr, so all threads share it, and it is never
+ * rewritten while it is in use: a vaddr whose recipe changed (other text
+ * mapped there) gets a fresh slot and the old one is retired, not reused,
+ * since a thread may still be running in it.
+ */
+struct xol_area {
+	struct vm_special_mapping mapping;
+	struct page *pages[XOL_PAGES + 1];
+	unsigned long vaddr;
+	struct mutex lock;	/* see the kernel-doc above */
+	unsigned int next;
+	struct xarray slots;
+};
+
+static void free_xol_area(struct xol_area *area)
+{
+	int i;
+
+	for (i = 0; i < XOL_PAGES; i++)
+		if (area->pages[i])
+			put_page(area->pages[i]);
+	xa_destroy(&area->slots);
+	kfree(area);
+}
+
+static unsigned long slot_vaddr(struct xol_area *area, unsigned int slot)
+{
+	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
+}
+
+/* The mm's XOL area, mapped on first use. */
+static struct xol_area *get_xol_area(struct mm_struct *mm)
+{
+	struct xol_area *area = READ_ONCE(mm->uprobes_state.xol_area);
+	unsigned long len = XOL_PAGES * PAGE_SIZE, addr;
+	struct vm_area_struct *vma;
+	int i, err = -ENOMEM;
+	void *kaddr;
+
+	if (area)
+		return area;
+	area = kzalloc(sizeof(*area), GFP_KERNEL);
+	if (!area)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < XOL_PAGES; i++) {
+		area->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!area->pages[i])
+			goto free_area;
+	}
+	kaddr = kmap_local_page(area->pages[0]);
+	*(uprobe_opcode_t *)kaddr = UPROBE_SWBP_INSN;	/* the trampoline */
+	kunmap_local(kaddr);
+	area->mapping.name = "[uprobes]";
+	area->mapping.pages = area->pages;
+	mutex_init(&area->lock);
+	area->next = XOL_TRAMPOLINE_SLOT + 1;
+	xa_init(&area->slots);
+
+	if (mmap_write_lock_killable(mm)) {
+		err = -EINTR;
+		goto free_area;
+	}
+	if (mm->uprobes_state.xol_area) {	/* another thread was first */
+		mmap_write_unlock(mm);
+		free_xol_area(area);
+		return mm->uprobes_state.xol_area;
+	}
+	addr = get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
+	if (IS_ERR_VALUE(addr)) {
+		err = addr;
+		goto unlock;
+	}
+	area->vaddr = addr;
+	vma = _install_special_mapping(mm, addr, len,
+				       VM_EXEC | VM_MAYEXEC | VM_DONTCOPY | VM_IO,
+				       &area->mapping);
+	if (IS_ERR(vma)) {
+		err = PTR_ERR(vma);
+		goto unlock;
+	}
+	/* Pairs with the READ_ONCE()s of the hit path. */
+	smp_store_release(&mm->uprobes_state.xol_area, area);
+	mmap_write_unlock(mm);
+	return area;
+
+unlock:
+	mmap_write_unlock(mm);
+free_area:
+	free_xol_area(area);
+	return ERR_PTR(err);
+}
+
+/*
+ * The user address of the slot that runs @uprobe's instruction probed at
+ * @vaddr, filled on first use; 0 when the area is full or unavailable.
+ */
+static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
+			      unsigned long vaddr)
+{
+	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
+	struct xol_area *area = get_xol_area(mm);
+	unsigned int slot, page, off;
+	void *entry;
+	int len;
+
+	if (IS_ERR(area))
+		return 0;
+	mutex_lock(&area->lock);
+	entry = xa_load(&area->slots, vaddr);
+	if (entry) {
+		slot = xa_to_value(entry);
+		len = arch_uprobe_fill_slot(&uprobe->arch, recipe,
+					    slot_vaddr(area, slot), vaddr);
+		page = slot / (PAGE_SIZE / UPROBE_XOL_SLOT_BYTES);
+		off = (slot * UPROBE_XOL_SLOT_BYTES) % PAGE_SIZE;
+		kaddr = kmap_local_page(area->pages[page]);
+		if (len > 0 && !memcmp(kaddr + off, recipe, len)) {
+			kunmap_local(kaddr);
+			goto out;	/* the same recipe: reuse */
+		}
+		kunmap_local(kaddr);
+	}
+	if (area->next >= XOL_SLOTS) {
+		slot = 0;
+		goto unlock;
+	}
+	slot = area->next;
+	len = arch_uprobe_fill_slot(&uprobe->arch, recipe,
+				    slot_vaddr(area, slot), vaddr);
+	if (len <= 0 || len > UPROBE_XOL_SLOT_BYTES ||
+	    xa_err(xa_store(&area->slots, vaddr, xa_mk_value(slot),
+			    GFP_KERNEL))) {
+		slot = 0;
+		goto unlock;
+	}
+	area->next++;
+	page = slot / (PAGE_SIZE / UPROBE_XOL_SLOT_BYTES);
+	off = (slot * UPROBE_XOL_SLOT_BYTES) % PAGE_SIZE;
+	kaddr = kmap_local_page(area->pages[page]);
+	memcpy(kaddr + off, recipe, len);
+	kunmap_local(kaddr);
+	flush_dcache_page(area->pages[page]);
+out:
+	mutex_unlock(&area->lock);
+	return slot_vaddr(area, slot);
+unlock:
+	mutex_unlock(&area->lock);
+	return 0;
+}
+
+/* ------------------------------------------------------- per task */
+
+/**
+ * struct return_instance - a pending return probe of a task
+ * @uprobe: the probe whose function is running (holds a reference)
+ * @func: the probed function's address
+ * @orig_ret: where the function really returns to
+ * @chained: returns to the same place as the next (older) instance
+ * @next: the next older instance
+ */
+struct return_instance {
+	struct uprobe *uprobe;
+	unsigned long func;
+	unsigned long orig_ret;
+	bool chained;
+	struct return_instance *next;
+};
+
+/* Beyond this many pending return probes a task gets no more. */
+#define UPROBE_MAX_RETURN_DEPTH	64
+
+static struct uprobe_task *get_utask(void)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!utask) {
+		utask = kzalloc(sizeof(*utask), GFP_KERNEL);
+		current->utask = utask;
+	}
+	return utask;
+}
+
+static struct return_instance *free_return_instance(struct return_instance *ri)
+{
+	struct return_instance *next = ri->next;
+
+	put_uprobe(ri->uprobe);
+	kfree(ri);
+	return next;
+}
+
+/**
+ * uprobe_free_utask - @t drops its mm (exit or exec): free its uprobes state
+ * @t: the task, which is current
+ */
+void uprobe_free_utask(struct task_struct *t)
+{
+	struct uprobe_task *utask = t->utask;
+	struct return_instance *ri;
+
+	if (!utask)
+		return;
+	/* The perf callchain code reads current->utask from NMI. */
+	WRITE_ONCE(t->utask, NULL);
+	/* Pairs with that NMI read on this CPU: the store lands before the free. */
+	barrier();
+	if (utask->active)
+		put_uprobe(utask->active);
+	for (ri = utask->return_instances; ri; )
+		ri = free_return_instance(ri);
+	kfree(utask);
+}
+
+/**
+ * uprobe_copy_process - a new task starts with no uprobes state
+ * @t: the new task, a bytewise copy of its parent so far
+ * @flags: its clone flags
+ */
+void uprobe_copy_process(struct task_struct *t, unsigned long flags)
+{
+	t->utask = NULL;
+}
+
+/* ------------------------------------------------------- hit path */
+
+/**
+ * uprobe_int3_hit - an int3 trapped in user mode: is it ours?
+ * @regs: the user registers (ip just after the int3)
+ *
+ * Called from the trap with interrupts off: looks the address up in the
+ * mm's site table under RCU and, if it is ours, defers the work to
+ * uprobe_notify_resume() on the way back to user mode.
+ *
+ * Return: true if the trap is ours.
+ */
+bool uprobe_int3_hit(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long bp = arch_uprobe_swbp_addr(regs);
+	struct xol_area *area;
+	struct uprobes_mm *um;
+	struct uprobe_site *site;
+	bool ours;
+
+	if (!mm)
+		return false;
+	/* Pairs with smp_store_release() in get_xol_area(). */
+	area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	if (area && bp == slot_vaddr(area, XOL_TRAMPOLINE_SLOT)) {
+		set_thread_flag(TIF_UPROBE);
+		return true;
+	}
+	um = READ_ONCE(mm->uprobes_state.sites);
+	if (!um)
+		return false;
+	rcu_read_lock();
+	site = xa_load(&um->sites, bp);
+	ours = site && !READ_ONCE(site->detached);
+	rcu_read_unlock();
+	if (ours)
+		set_thread_flag(TIF_UPROBE);
+	return ours;
+}
+
+/**
+ * uprobe_sstep_done - a single-step trap in user mode: is it ours?
+ * @regs: the user registers after the step
+ *
+ * Return: true if current was stepping an instruction copy for us.
+ */
+bool uprobe_sstep_done(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!utask || utask->state != UTASK_SSTEP)
+		return false;
+	utask->state = UTASK_SSTEP_DONE;
+	set_thread_flag(TIF_UPROBE);
+	return true;
+}
+
+/**
+ * uprobe_get_trap_addr - the address to report for a trap at @regs
+ * @regs: registers of the trap
+ *
+ * Return: the probed address while its copy runs out of line, else the
+ * instruction pointer.
+ */
+unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (user_mode(regs) && utask && utask->state == UTASK_SSTEP)
+		return utask->vaddr;
+	return instruction_pointer(regs);
+}
+
+/* Run the handlers of @uprobe; true if they all asked to be removed. */
+static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
+			 bool *want_return)
+{
+	struct uprobe_consumer *uc;
+	bool remove = true;
+	int rc;
+
+	*want_return = false;
+	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
+		rc = uc->handler ? uc->handler(uc, regs) : 0;
+		WARN_ON_ONCE(rc & ~UPROBE_HANDLER_MASK);
+		remove &= rc == UPROBE_HANDLER_REMOVE;
+		*want_return |= !!uc->ret_handler;
+	}
+	return remove && !list_empty(&uprobe->consumers);
+}
+
+/* Hijack the return address so that @uprobe's return handlers run. */
+static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
+			   struct uprobe_task *utask)
+{
+	struct xol_area *area = get_xol_area(current->mm);
+	struct return_instance *ri;
+	unsigned long tramp, orig;
+
+	if (IS_ERR(area))
+		return;
+	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
+		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
+				      current->comm, task_pid_nr(current),
+				      UPROBE_MAX_RETURN_DEPTH);
+		return;
+	}
+	ri = kmalloc(sizeof(*ri), GFP_KERNEL);
+	if (!ri)
+		return;
+	tramp = slot_vaddr(area, XOL_TRAMPOLINE_SLOT);
+	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
+	if (orig == -1UL) {
+		kfree(ri);
+		return;
+	}
+	ri->chained = orig == tramp;
+	if (ri->chained) {
+		/* A tail call of a probed function: same return as the last. */
+		if (WARN_ON_ONCE(!utask->return_instances)) {
+			kfree(ri);
+			return;
+		}
+		orig = utask->return_instances->orig_ret;
+	}
+	ri->uprobe = get_uprobe(uprobe);
+	if (!ri->uprobe) {
+		kfree(ri);
+		return;
+	}
+	ri->func = instruction_pointer(regs);
+	ri->orig_ret = orig;
+	ri->next = utask->return_instances;
+	utask->return_instances = ri;
+	utask->depth++;
+}
+
+/* A return through the trampoline: run the return handlers, go home. */
+static void handle_trampoline(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+	struct return_instance *ri;
+	struct uprobe_consumer *uc;
+	bool chained;
+	int idx;
+
+	ri = utask ? utask->return_instances : NULL;
+	if (!ri) {
+		force_sig(SIGILL);
+		return;
+	}
+	idx = srcu_read_lock(&uprobes_srcu);
+	do {
+		instruction_pointer_set(regs, ri->orig_ret);
+		list_for_each_entry_srcu(uc, &ri->uprobe->consumers, node,
+					 srcu_read_lock_held(&uprobes_srcu)) {
+			if (uc->ret_handler)
+				uc->ret_handler(uc, ri->func, regs);
+		}
+		chained = ri->chained;
+		ri = free_return_instance(ri);
+		utask->return_instances = ri;
+		utask->depth--;
+	} while (chained && ri);
+	srcu_read_unlock(&uprobes_srcu, idx);
+}
+
+/* Remove the site at @vaddr from current's mm (all handlers asked). */
+static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr)
+{
+	struct mm_struct *mm = current->mm;
+	struct uprobe_site *site;
+	int idx;
+
+	mmap_write_lock(mm);
+	idx = srcu_read_lock(&uprobes_srcu);
+	if (!wanted_srcu(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
+		site = xa_load(&mm->uprobes_state.sites->sites, vaddr);
+		if (site && site->uprobe == uprobe)
+			remove_site(mm, site);
+	}
+	srcu_read_unlock(&uprobes_srcu, idx);
+	mmap_write_unlock(mm);
+}
+
+/* The breakpoint at regs->ip - 1 is ours: handle the hit. */
+static void handle_hit(struct pt_regs *regs)
+{
+	unsigned long bp = arch_uprobe_swbp_addr(regs), slot = 0;
+	struct mm_struct *mm = current->mm;
+	struct uprobe *uprobe = NULL;
+	struct uprobe_task *utask;
+	struct uprobe_site *site;
+	struct xol_area *area;
+	bool remove, want_return;
+	int idx;
+
+	/* Pairs with smp_store_release() in get_xol_area(). */
+	area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	if (area && bp == slot_vaddr(area, XOL_TRAMPOLINE_SLOT)) {
+		handle_trampoline(regs);
+		return;
+	}
+	/* Whatever happens next starts at the probed instruction. */
+	instruction_pointer_set(regs, bp);
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	rcu_read_lock();
+	site = xa_load(&mm->uprobes_state.sites->sites, bp);
+	if (site && !READ_ONCE(site->detached))
+		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
+	rcu_read_unlock();
+	utask = get_utask();
+	if (!uprobe || !utask)
+		goto out;		/* gone meanwhile: run what is there */
+
+	utask->auprobe = &uprobe->arch;
+	remove = run_handlers(uprobe, regs, &want_return);
+	if (remove)
+		remove_current_site(uprobe, bp);
+	if (want_return)
+		prepare_return(uprobe, regs, utask);
+	if (instruction_pointer(regs) != bp)
+		goto done;		/* a handler moved the task on */
+	if (arch_uprobe_emulate(&uprobe->arch, regs))
+		goto done;
+
+	slot = get_slot(mm, uprobe, bp);
+	if (!slot || !get_uprobe(uprobe)) {
+		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
+				      current->comm, task_pid_nr(current), bp);
+		remove_current_site(uprobe, bp);
+		goto done;
+	}
+	utask->active = uprobe;
+	utask->vaddr = bp;
+	utask->xol_vaddr = slot;
+	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
+		utask->active = NULL;
+		put_uprobe(uprobe);
+		goto done;
+	}
+	utask->state = UTASK_SSTEP;
+	srcu_read_unlock(&uprobes_srcu, idx);
+	return;
+
+done:
+	utask->auprobe = NULL;
+out:
+	srcu_read_unlock(&uprobes_srcu, idx);
+}
+
+/* Signals held back during the step may be delivered now. */
+static void release_signals(void)
+{
+	spin_lock_irq(&current->sighand->siglock);
+	recalc_sigpending();
+	spin_unlock_irq(&current->sighand->siglock);
+}
+
+/* The step of the instruction copy ended: fix up, or abort after a fault. */
+static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
+{
+	struct uprobe *uprobe = utask->active;
+
+	if (arch_uprobe_xol_was_trapped(current) ||
+	    arch_uprobe_post_xol(&uprobe->arch, regs))
+		arch_uprobe_abort_xol(&uprobe->arch, regs);
+	utask->state = UTASK_RUNNING;
+	utask->active = NULL;
+	utask->auprobe = NULL;
+	put_uprobe(uprobe);
+	release_signals();
+}
+
+/**
+ * uprobe_notify_resume - the deferred part of a hit or of a step
+ * @regs: the user registers about to be restored
+ *
+ * Runs on the way back to user mode with TIF_UPROBE set, in process
+ * context: may sleep, fault and allocate.
+ */
+void uprobe_notify_resume(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	clear_thread_flag(TIF_UPROBE);
+	if (utask && utask->state == UTASK_SSTEP_DONE) {
+		finish_step(utask, regs);
+		return;
+	}
+	if (utask && utask->state == UTASK_SSTEP)
+		return;
+	handle_hit(regs);
+}
+
+/**
+ * uprobe_deny_signal - hold signals back while an instruction copy runs
+ *
+ * A signal frame must never capture the XOL slot's address or our TF. A
+ * fault of the copy itself aborts the step so that the signal reports the
+ * original address; fatal signals are never held.
+ *
+ * Return: true to postpone signal delivery.
+ */
+bool uprobe_deny_signal(void)
+{
+	struct uprobe_task *utask = current->utask;
+	struct pt_regs *regs = task_pt_regs(current);
+
+	if (!utask || utask->state != UTASK_SSTEP)
+		return false;
+	if (arch_uprobe_xol_was_trapped(current) ||
+	    __fatal_signal_pending(current)) {
+		arch_uprobe_abort_xol(&utask->active->arch, regs);
+		utask->state = UTASK_RUNNING;
+		put_uprobe(utask->active);
+		utask->active = NULL;
+		utask->auprobe = NULL;
+		return false;
+	}
+	clear_thread_flag(TIF_SIGPENDING);
+	return true;
 }
 
 void __init uprobes_init(void)
