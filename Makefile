@@ -5,16 +5,21 @@
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG CMD EXTRA TIMEOUT
+export IMPL CONFIG EXTRA TIMEOUT
 
 H := scripts/harness.sh
+# CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
+shquote = '$(subst ','\'',$(1))'
 
 .PHONY: all run check vm shell lint kernel selftests initramfs tree deps info summary clean
 
 all: check
 
-run check vm shell lint kernel selftests initramfs tree deps info summary:
+run check shell lint kernel selftests initramfs tree deps info summary:
 	@$(H) $@
+
+vm:
+	@CMD=$(call shquote,$(value CMD)) $(H) $@
 
 clean:
 	rm -rf build
