@@ -410,17 +410,21 @@ summarise() {
 		}
 		suite == "" { next }
 		/^1\.\.[0-9]+/ { planned = substr($1, 4) + 0; next }
+		/^# +RUN / { run = $3 }
 		/^#/ { if (ndiag < 40) diag[ndiag++] = $0; next }
 		/^(not )?ok [0-9]+ / {
 			line = $0; seen++
 			name = line; sub(/^(not )?ok [0-9]+ /, "", name)
 			skipped = (name ~ /# [Ss][Kk][Ii][Pp]/)
+			reason = name; sub(/^[^#]*# [Ss][Kk][Ii][Pp] */, "", reason)
 			sub(/ *# .*$/, "", name)
+			sub(/^#.*$/, "", name)
+			if (name == "") name = run
 			if (line ~ /^not ok/ && !skipped) {
 				printf "FAIL %s.%s\n", suite, name; fail++; suitefail++
 				for (i = 0; i < ndiag; i++) printf "     %s\n", diag[i]
 			}
-			else if (skipped) { printf "SKIP %s.%s\n", suite, name; skip++ }
+			else if (skipped) { printf "SKIP %s.%s (%s)\n", suite, name, reason; skip++ }
 			else { printf "PASS %s.%s\n", suite, name; pass++ }
 			ndiag = 0
 		}

@@ -374,20 +374,12 @@ TEST_F(bad, ref_ctr_mismatch)
 /* perf_event_open() on the uprobe PMU with a missing file fails. */
 TEST(perf_missing_file)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr) };
-	char *type = ut_read_file(UT_UPROBE_PMU "/type", NULL);
-	const char *path = "/nonexistent/ust_file";
 	int fd;
 
-	if (!type)
+	if (ut_pmu_type() < 0)
 		SKIP(return, "CONFIG_UPROBE_EVENTS not enabled (no uprobe PMU)");
-	attr.type = atoi(type);
-	free(type);
-	attr.config1 = (uint64_t)(uintptr_t)path;
-	attr.config2 = 0x100;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
-	EXPECT_EQ(-1, fd);
-	EXPECT_EQ(ENOENT, errno);
+	fd = ut_uprobe_perf_open("/nonexistent/ust_file", 0x100, 0, 0);
+	EXPECT_EQ(-ENOENT, fd);
 	if (fd >= 0)
 		close(fd);
 }

@@ -52,75 +52,6 @@ static void call_n(int n)
 		UT_WRITE_ONCE(perf_sink, perf_func(i));
 }
 
-/* Read a sysfs number / "config:N" style format; -1 on error. */
-static long read_pmu_type(void)
-{
-	char *buf = ut_read_file(UT_UPROBE_PMU "/type", NULL);
-	long v = -1;
-
-	if (buf)
-		v = atol(buf);
-	free(buf);
-	return v;
-}
-
-/* Parse format/NAME "config:LO" or "config:LO-HI"; returns LO or -1. */
-static int read_format_bit(const char *name, int *hi)
-{
-	char path[256], *buf;
-	int lo = -1, h = -1, n;
-
-	snprintf(path, sizeof(path), UT_UPROBE_PMU "/format/%s", name);
-	buf = ut_read_file(path, NULL);
-	if (!buf)
-		return -1;
-	n = sscanf(buf, "config:%d-%d", &lo, &h);
-	free(buf);
-	if (n < 1)
-		return -1;
-	if (hi)
-		*hi = n == 2 ? h : lo;
-	return lo;
-}
-
-static int perf_open(struct perf_event_attr *attr, pid_t pid)
-{
-	return syscall(__NR_perf_event_open, attr, pid, -1, -1,
-		       PERF_FLAG_FD_CLOEXEC);
-}
-
-/*
- * Fill @attr for a uprobe on @path at @offset.  @ret selects a return
- * probe, @ref_ctr (when non-zero) the reference counter offset.
- */
-static int uprobe_attr(struct perf_event_attr *attr, const char *path,
-		       uint64_t offset, bool ret, uint64_t ref_ctr)
-{
-	long type = read_pmu_type();
-	int bit, hi;
-
-	if (type < 0)
-		return -1;
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = type;
-	attr->config1 = (uint64_t)(uintptr_t)path;
-	attr->config2 = offset;
-	if (ret) {
-		bit = read_format_bit("retprobe", NULL);
-		if (bit < 0)
-			return -1;
-		attr->config |= 1ULL << bit;
-	}
-	if (ref_ctr) {
-		bit = read_format_bit("ref_ctr_offset", &hi);
-		if (bit < 0)
-			return -1;
-		attr->config |= ref_ctr << bit;
-	}
-	return 0;
-}
-
 static uint64_t read_count(int fd)
 {
 	uint64_t v = (uint64_t)-1;
@@ -133,7 +64,7 @@ static uint64_t read_count(int fd)
 /* SKIP (returning true) without the uprobe PMU. */
 static bool no_pmu(struct __test_metadata *_metadata)
 {
-	if (read_pmu_type() >= 0)
+	if (ut_pmu_type() >= 0)
 		return false;
 	SKIP(return true, "CONFIG_UPROBE_EVENTS not enabled (no "
 	     UT_UPROBE_PMU ")");
@@ -183,10 +114,10 @@ TEST_F(pmu, format)
 
 	if (no_pmu(_metadata))
 		return;
-	EXPECT_EQ(0, read_format_bit("retprobe", NULL));
+	EXPECT_EQ(0, ut_pmu_format_bit("retprobe", NULL));
 	if (no_refctr(_metadata))
 		return;
-	EXPECT_EQ(32, read_format_bit("ref_ctr_offset", &hi));
+	EXPECT_EQ(32, ut_pmu_format_bit("ref_ctr_offset", &hi));
 	EXPECT_EQ(63, hi);
 }
 
@@ -198,12 +129,12 @@ TEST_F(pmu, entry_count)
 	if (no_pmu(_metadata))
 		return;
 	ASSERT_LT(0, self_off("perf_func"));
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
-				 false, 0));
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    false, 0));
 	attr.disabled = 1;
-	self->fd[0] = perf_open(&attr, 0);
+	self->fd[0] = ut_perf_open(&attr, 0);
 	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(errno));
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
 	}
 	call_n(3);
 	EXPECT_EQ(0ULL, read_count(self->fd[0]));
@@ -221,11 +152,11 @@ TEST_F(pmu, return_count)
 
 	if (no_pmu(_metadata))
 		return;
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
-				 true, 0));
-	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    true, 0));
+	self->fd[0] = ut_perf_open(&attr, 0);
 	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(errno));
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
 	}
 	call_n(5);
 	EXPECT_EQ(5ULL, read_count(self->fd[0]));
@@ -238,13 +169,13 @@ TEST_F(pmu, entry_and_return)
 
 	if (no_pmu(_metadata))
 		return;
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
-				 false, 0));
-	self->fd[0] = perf_open(&attr, 0);
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    false, 0));
+	self->fd[0] = ut_perf_open(&attr, 0);
 	ASSERT_LE(0, self->fd[0]);
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
-				 true, 0));
-	self->fd[1] = perf_open(&attr, 0);
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    true, 0));
+	self->fd[1] = ut_perf_open(&attr, 0);
 	ASSERT_LE(0, self->fd[1]);
 	call_n(9);
 	EXPECT_EQ(9ULL, read_count(self->fd[0]));
@@ -264,12 +195,12 @@ TEST_F(pmu, semaphore_while_open)
 		return;
 	ASSERT_EQ(0, ut_sdt_find(ut_self_exe(), "uperf", "mark", &n));
 	ASSERT_NE(0ULL, n.sem_off);
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), n.pc_off, false,
-				 n.sem_off));
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), n.pc_off, false,
+				    n.sem_off));
 	EXPECT_EQ(0, SEM(uperf_mark_semaphore));
-	self->fd[0] = perf_open(&attr, 0);
+	self->fd[0] = ut_perf_open(&attr, 0);
 	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(errno));
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
 	}
 	EXPECT_EQ(1, SEM(uperf_mark_semaphore));
 	for (i = 0; i < 6; i++)
@@ -302,11 +233,11 @@ TEST_F(pmu, other_task)
 		_exit(0);
 	}
 	close(go[0]);
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
-				 false, 0));
-	self->fd[0] = perf_open(&attr, self->child);
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    false, 0));
+	self->fd[0] = ut_perf_open(&attr, self->child);
 	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(errno));
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
 	}
 	call_n(3);
 	ASSERT_EQ(1, write(go[1], "g", 1));
@@ -317,7 +248,12 @@ TEST_F(pmu, other_task)
 	close(go[1]);
 }
 
-/* With attr.inherit, the calls of a forked child are added on its exit. */
+/*
+ * With attr.inherit, the calls of a forked child are added on its exit.
+ * Stock 6.1 loses all of the child's hits in about 1 run in 12 (measured:
+ * 2 of 25; FAILURE-MODES #24), so this test only runs when asked to with
+ * UPROBE_TEST_RACY=1 until our front end (issue 4) makes it exact.
+ */
 TEST_F(pmu, inherit)
 {
 	struct perf_event_attr attr;
@@ -326,10 +262,12 @@ TEST_F(pmu, inherit)
 
 	if (no_pmu(_metadata))
 		return;
-	ASSERT_EQ(0, uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
-				 false, 0));
+	if (!getenv("UPROBE_TEST_RACY"))
+		SKIP(return, "racy on stock 6.1 (FAILURE-MODES #24): set UPROBE_TEST_RACY=1");
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    false, 0));
 	attr.inherit = 1;
-	self->fd[0] = perf_open(&attr, 0);
+	self->fd[0] = ut_perf_open(&attr, 0);
 	ASSERT_LE(0, self->fd[0]);
 	call_n(2);
 	pid = fork();

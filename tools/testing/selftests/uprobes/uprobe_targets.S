@@ -209,4 +209,16 @@ LABEL(tfs_stackn_probe)
 	ret
 END(tfs_stackn)
 
+/*
+ * uprobe_failmodes: fm_pure uses no memory and no %rip relative operand,
+ * so it also runs from another mapping of this file.
+ */
+
+/* long fm_pure(long x): 3 * x + 1 -- probe on its first instruction */
+	.balign 64
+FUNC(fm_pure)
+	lea	1(%rdi,%rdi,2), %rax
+	ret
+END(fm_pure)
+
 	.section .note.GNU-stack, "", @progbits

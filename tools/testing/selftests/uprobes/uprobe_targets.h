@@ -31,4 +31,7 @@ extern long ui_data, ui_store_word, ui_store_guard_lo, ui_store_guard_hi;
 uint64_t tfs_get_sp(void);
 long tfs_stackn(long a, long b);
 
+/* uprobe_failmodes */
+long fm_pure(long x);
+
 #endif /* UPROBE_TARGETS_H */

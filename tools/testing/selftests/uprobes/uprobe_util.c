@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/elf.h>
+#include <linux/perf_event.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -147,6 +149,24 @@ int ut_event_enable(const char *grp, const char *ev, bool on)
 	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s/%s/enable",
 		 grp, ev);
 	return ut_write_file(path, on ? "1\n" : "0\n", false);
+}
+
+int ut_event_enabled(const char *grp, const char *ev)
+{
+	char path[PATH_MAX], *buf;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s/%s/enable",
+		 grp, ev);
+	buf = ut_read_file(path, NULL);
+	if (!buf)
+		return -1;
+	if (!strcmp(buf, "0\n"))
+		ret = 0;
+	else if (!strcmp(buf, "1\n"))
+		ret = 1;
+	free(buf);
+	return ret;
 }
 
 bool ut_event_dir_exists(const char *grp, const char *ev)
@@ -397,6 +417,84 @@ long ut_profile_hits(const char *ev)
 	}
 	free(buf);
 	return hits;
+}
+
+/* ---------------------------------------------------------------------- */
+/* perf                                                                    */
+
+long ut_pmu_type(void)
+{
+	char *buf = ut_read_file(UT_UPROBE_PMU "/type", NULL);
+	long v = -1;
+
+	if (buf)
+		v = atol(buf);
+	free(buf);
+	return v;
+}
+
+int ut_pmu_format_bit(const char *name, int *hi)
+{
+	char path[PATH_MAX], *buf;
+	int lo = -1, h = -1, n;
+
+	snprintf(path, sizeof(path), UT_UPROBE_PMU "/format/%s", name);
+	buf = ut_read_file(path, NULL);
+	if (!buf)
+		return -1;
+	n = sscanf(buf, "config:%d-%d", &lo, &h);
+	free(buf);
+	if (n < 1)
+		return -1;
+	if (hi)
+		*hi = n == 2 ? h : lo;
+	return lo;
+}
+
+int ut_uprobe_attr(struct perf_event_attr *attr, const char *path,
+		   uint64_t offset, bool ret, uint64_t ref_ctr)
+{
+	long type = ut_pmu_type();
+	int bit;
+
+	if (type < 0)
+		return -1;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config1 = (uint64_t)(uintptr_t)path;
+	attr->config2 = offset;
+	if (ret) {
+		bit = ut_pmu_format_bit("retprobe", NULL);
+		if (bit < 0)
+			return -1;
+		attr->config |= 1ULL << bit;
+	}
+	if (ref_ctr) {
+		bit = ut_pmu_format_bit("ref_ctr_offset", NULL);
+		if (bit < 0)
+			return -1;
+		attr->config |= ref_ctr << bit;
+	}
+	return 0;
+}
+
+int ut_perf_open(struct perf_event_attr *attr, pid_t pid)
+{
+	int fd = syscall(__NR_perf_event_open, attr, pid, -1, -1,
+			 PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int ut_uprobe_perf_open(const char *path, uint64_t offset, uint64_t ref_ctr,
+			pid_t pid)
+{
+	struct perf_event_attr attr;
+
+	if (ut_uprobe_attr(&attr, path, offset, false, ref_ctr))
+		return -ENOENT;
+	return ut_perf_open(&attr, pid);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -44,6 +44,8 @@ int ut_dynevent_add(const char *fmt, ...) __printf(1, 2);
 int ut_probe_del(const char *grp, const char *ev);
 /* Write 1/0 to events/GRP/EV/enable; returns 0 or -errno. */
 int ut_event_enable(const char *grp, const char *ev, bool on);
+/* 1 when events/GRP/EV/enable reads 1, 0 when it reads 0, else -1. */
+int ut_event_enabled(const char *grp, const char *ev);
 /* true when events/GRP/EV exists */
 bool ut_event_dir_exists(const char *grp, const char *ev);
 /* true when events/GRP exists */
@@ -72,6 +74,34 @@ int ut_error_log_clear(void);
 char *ut_error_log(void);
 /* Hit count of event @ev in uprobe_profile, -1 when not listed. */
 long ut_profile_hits(const char *ev);
+
+/* ---- perf ---- */
+
+struct perf_event_attr;
+
+/* The uprobe PMU's type, or -1 when it is absent. */
+long ut_pmu_type(void);
+/*
+ * First bit of the PMU format field @name ("config:LO" or "config:LO-HI");
+ * *@hi (if not NULL) receives the last. -1 on error.
+ */
+int ut_pmu_format_bit(const char *name, int *hi);
+/*
+ * Fill @attr for a uprobe PMU event on @path:@offset; @ret selects a
+ * return probe, @ref_ctr (non-zero) the reference counter file offset.
+ * 0 or -1.
+ */
+int ut_uprobe_attr(struct perf_event_attr *attr, const char *path,
+		   uint64_t offset, bool ret, uint64_t ref_ctr);
+/* perf_event_open(@attr) for task @pid on any CPU; the fd or -errno. */
+int ut_perf_open(struct perf_event_attr *attr, pid_t pid);
+/*
+ * perf_event_open() a uprobe PMU event on @path:@offset with reference
+ * counter file offset @ref_ctr (0: none), for task @pid on any CPU.
+ * Returns the fd or -errno.
+ */
+int ut_uprobe_perf_open(const char *path, uint64_t offset, uint64_t ref_ctr,
+			pid_t pid);
 
 /* ---- ELF ---- */
 
