@@ -129,7 +129,6 @@ struct uprobe {
  * @ref_ctr_done: this site's +1 is applied to the mm's counter
  * @detached: uprobe_munmap() saw its range go; the hit path ignores it
  *	until uprobe_mmap() re-attaches it (split, merge) or it is settled
- * @slot: index of its XOL slot in the mm's area, 0 until first needed
  * @rcu: deferred free
  */
 struct uprobe_site {
@@ -137,7 +136,6 @@ struct uprobe_site {
 	unsigned long vaddr;
 	bool ref_ctr_done;
 	bool detached;
-	unsigned int slot;
 	struct rcu_head rcu;
 };
 
@@ -1322,17 +1320,18 @@ static unsigned long slot_vaddr(struct xol_area *area, unsigned int slot)
 	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
 }
 
-/* The mm's XOL area, mapped on first use. */
-static struct xol_area *get_xol_area(struct mm_struct *mm)
+/*
+ * Map a new XOL area into @mm, at @addr if non-zero, else where there is
+ * room; returns @mm's area (another thread may have been first).
+ */
+static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 {
-	struct xol_area *area = READ_ONCE(mm->uprobes_state.xol_area);
-	unsigned long len = XOL_PAGES * PAGE_SIZE, addr;
+	unsigned long len = XOL_PAGES * PAGE_SIZE;
 	struct vm_area_struct *vma;
+	struct xol_area *area;
 	int i, err = -ENOMEM;
 	void *kaddr;
 
-	if (area)
-		return area;
 	area = kzalloc(sizeof(*area), GFP_KERNEL);
 	if (!area)
 		return ERR_PTR(-ENOMEM);
@@ -1359,7 +1358,8 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 		free_xol_area(area);
 		return mm->uprobes_state.xol_area;
 	}
-	addr = get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
+	if (!addr)
+		addr = get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
 	if (IS_ERR_VALUE(addr)) {
 		err = addr;
 		goto unlock;
@@ -1372,7 +1372,7 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 		err = PTR_ERR(vma);
 		goto unlock;
 	}
-	/* Pairs with the READ_ONCE()s of the hit path. */
+	/* Pairs with the smp_load_acquire()s of the hit path. */
 	smp_store_release(&mm->uprobes_state.xol_area, area);
 	mmap_write_unlock(mm);
 	return area;
@@ -1382,6 +1382,15 @@ unlock:
 free_area:
 	free_xol_area(area);
 	return ERR_PTR(err);
+}
+
+/* The mm's XOL area, mapped on first use. */
+static struct xol_area *get_xol_area(struct mm_struct *mm)
+{
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
+
+	return area ? area : map_xol_area(mm, 0);
 }
 
 /*
@@ -1505,14 +1514,57 @@ void uprobe_free_utask(struct task_struct *t)
 	kfree(utask);
 }
 
+/* Give @t (a forked child) a copy of current's pending return probes. */
+static int dup_return_instances(struct task_struct *t,
+				struct uprobe_task *utask)
+{
+	struct return_instance *ri, *copy, **tail;
+	struct uprobe_task *child;
+
+	child = kzalloc(sizeof(*child), GFP_KERNEL);
+	if (!child)
+		return -ENOMEM;
+	t->utask = child;
+	tail = &child->return_instances;
+	for (ri = utask->return_instances; ri; ri = ri->next) {
+		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		refcount_inc(&copy->uprobe->ref);	/* ri holds one */
+		copy->next = NULL;
+		*tail = copy;
+		tail = &copy->next;
+		child->depth++;
+	}
+	return 0;
+}
+
 /**
- * uprobe_copy_process - a new task starts with no uprobes state
+ * uprobe_copy_process - set up a new task's uprobes state
  * @t: the new task, a bytewise copy of its parent so far
  * @flags: its clone flags
+ *
+ * A new task starts with none, except a child forked inside functions
+ * whose returns are probed: its stack returns through the trampoline, so
+ * it gets the parent's pending return probes and an XOL area at the same
+ * address (the area itself is not inherited: VM_DONTCOPY).
  */
 void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 {
+	struct uprobe_task *utask = current->utask;
+	struct xol_area *area;
+
 	t->utask = NULL;
+	if (!utask || !utask->return_instances || (flags & CLONE_VM) ||
+	    !t->mm || !current->mm)
+		return;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	if (!area || dup_return_instances(t, utask) ||
+	    IS_ERR(map_xol_area(t->mm, area->vaddr)))
+		pr_notice_ratelimited("uprobes: %s[%d]: no return probes for the forked child %d\n",
+				      current->comm, task_pid_nr(current),
+				      task_pid_nr(t));
 }
 
 /* ------------------------------------------------------- hit path */
