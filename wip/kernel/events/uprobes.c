@@ -143,9 +143,13 @@ struct uprobe_site {
  * struct uprobes_mm - per-mm breakpoint table
  * @sites: vaddr -> &struct uprobe_site; changed under the mm's mmap_lock
  *	held for write, read under RCU
+ * @vmas_changed: uprobe_munmap() detached sites at least once: an int3
+ *	without an attached site may be ours (moved or re-described by a VMA
+ *	change) and goes through the slow path
  */
 struct uprobes_mm {
 	struct xarray sites;
+	bool vmas_changed;
 };
 
 /* ------------------------------------------------------------ registry */
@@ -374,10 +378,11 @@ static int read_file_bytes(struct inode *inode, loff_t offset, void *buf,
 
 /*
  * Map @new at @addr in place of @old, which must be mapped there. @new is
- * either a fresh anonymous page or @vma's page-cache page.
+ * either a fresh page to map as anonymous (@anon) or @vma's page-cache
+ * page.
  */
 static int replace_page(struct vm_area_struct *vma, unsigned long addr,
-			struct page *old, struct page *new)
+			struct page *old, struct page *new, bool anon)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	DEFINE_PAGE_VMA_WALK(pvmw, old, vma, addr, 0);
@@ -385,7 +390,7 @@ static int replace_page(struct vm_area_struct *vma, unsigned long addr,
 	int ret = 0;
 
 	mmap_assert_write_locked(mm);
-	if (PageAnon(new)) {
+	if (anon) {
 		ret = anon_vma_prepare(vma);
 		if (ret)
 			return ret;
@@ -404,7 +409,7 @@ static int replace_page(struct vm_area_struct *vma, unsigned long addr,
 	}
 
 	get_page(new);
-	if (PageAnon(new)) {
+	if (anon) {
 		page_add_new_anon_rmap(new, vma, addr);
 		lru_cache_add_inactive_or_unevictable(new, vma);
 		inc_mm_counter(mm, MM_ANONPAGES);
@@ -452,7 +457,7 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 	struct page *old, *new, *file_page = NULL;
 	struct vm_area_struct *vma;
 	uprobe_opcode_t cur;
-	bool install = opcode == UPROBE_SWBP_INSN;
+	bool install = opcode == UPROBE_SWBP_INSN, anon = true;
 	void *kaddr;
 	long got;
 	int ret;
@@ -504,9 +509,10 @@ retry:
 		put_page(new);
 		new = file_page;
 		file_page = NULL;
+		anon = false;
 	}
 
-	ret = replace_page(vma, vaddr, old, new);
+	ret = replace_page(vma, vaddr, old, new, anon);
 	put_page(new);
 put_file:
 	if (file_page)
@@ -907,7 +913,9 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 
 	if (!uc->handler && !uc->ret_handler)
 		return -EINVAL;
-	if (!S_ISREG(inode->i_mode) || !inode->i_mapping->a_ops->read_folio)
+	if (!S_ISREG(inode->i_mode) ||
+	    (!inode->i_mapping->a_ops->read_folio &&
+	     !shmem_mapping(inode->i_mapping)))
 		return -EINVAL;
 	if (offset < 0 || offset >= i_size_read(inode))
 		return -EINVAL;
@@ -1185,8 +1193,10 @@ void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		return;
 	/* A site being removed concurrently is freed only after RCU. */
 	rcu_read_lock();
-	xa_for_each_range(&um->sites, index, site, start, end - 1)
+	xa_for_each_range(&um->sites, index, site, start, end - 1) {
 		WRITE_ONCE(site->detached, true);
+		WRITE_ONCE(um->vmas_changed, true);
+	}
 	rcu_read_unlock();
 }
 
@@ -1601,7 +1611,7 @@ bool uprobe_int3_hit(struct pt_regs *regs)
 		return false;
 	rcu_read_lock();
 	site = xa_load(&um->sites, bp);
-	ours = site && !READ_ONCE(site->detached);
+	ours = site || READ_ONCE(um->vmas_changed);
 	rcu_read_unlock();
 	if (ours)
 		set_thread_flag(TIF_UPROBE);
@@ -1754,16 +1764,103 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr)
 	mmap_write_unlock(mm);
 }
 
+/*
+ * The slow path of finding the probe behind the int3 at @bp, after VMA
+ * changes: re-validate a detached site, settle one whose text is gone, or
+ * adopt an int3 whose page mremap() moved (its detached site moves along).
+ * Returns the probe (valid in the caller's SRCU section) or NULL; then
+ * *@foreign says whether an int3 that is not ours is still there.
+ */
+static struct uprobe *find_hit_slow(struct mm_struct *mm,
+				    struct uprobes_mm *um, unsigned long bp,
+				    bool *foreign)
+{
+	struct uprobe *uprobe = NULL, *found;
+	struct vm_area_struct *vma;
+	struct uprobe_site *site;
+	unsigned long index;
+	struct page *page;
+	loff_t off;
+	u8 byte;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, bp);
+	site = xa_load(&um->sites, bp);
+	if (site) {
+		if (!site->detached ||
+		    (vma && int3_still_there(site->uprobe, vma, bp))) {
+			WRITE_ONCE(site->detached, false);
+			uprobe = site->uprobe;
+			goto unlock;
+		}
+		remove_site(mm, site);	/* its text went away */
+	}
+	if (!vma || !vma->vm_file)
+		goto not_ours;
+	off = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (bp - vma->vm_start);
+	found = find_uprobe(file_inode(vma->vm_file), off);
+	if (!found)
+		goto not_ours;
+	if (int3_still_there(found, vma, bp)) {
+		xa_for_each(&um->sites, index, site) {
+			if (site->uprobe != found || !site->detached)
+				continue;
+			xa_erase(&um->sites, index);
+			site->vaddr = bp;
+			site->detached = false;
+			if (xa_insert(&um->sites, bp, site, GFP_KERNEL)) {
+				put_uprobe(site->uprobe);
+				call_rcu(&site->rcu, free_site_rcu);
+				break;
+			}
+			uprobe = found;	/* the site holds a reference */
+			break;
+		}
+	}
+	put_uprobe(found);
+	if (uprobe)
+		goto unlock;
+not_ours:
+	*foreign = get_user_pages_remote(mm, bp, 1, FOLL_FORCE, &page, NULL,
+					 NULL) == 1;
+	if (*foreign) {
+		memcpy_from_page(&byte, page, offset_in_page(bp), 1);
+		put_page(page);
+		*foreign = byte == UPROBE_SWBP_INSN;
+	}
+unlock:
+	mmap_write_unlock(mm);
+	return uprobe;
+}
+
+/* The probe behind the int3 at @bp: an attached site, else the slow path. */
+static struct uprobe *find_hit(struct mm_struct *mm, unsigned long bp,
+			       bool *foreign)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobe *uprobe = NULL;
+	struct uprobe_site *site;
+
+	*foreign = false;
+	if (!um)
+		return NULL;
+	rcu_read_lock();
+	site = xa_load(&um->sites, bp);
+	if (site && !READ_ONCE(site->detached))
+		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
+	rcu_read_unlock();
+	return uprobe ? uprobe : find_hit_slow(mm, um, bp, foreign);
+}
+
 /* The breakpoint at regs->ip - 1 is ours: handle the hit. */
 static void handle_hit(struct pt_regs *regs)
 {
 	unsigned long bp = arch_uprobe_swbp_addr(regs), slot = 0;
 	struct mm_struct *mm = current->mm;
-	struct uprobe *uprobe = NULL;
 	struct uprobe_task *utask;
-	struct uprobe_site *site;
+	struct uprobe *uprobe;
 	struct xol_area *area;
-	bool remove, want_return;
+	bool remove, want_return, foreign;
 	int idx;
 
 	/* Pairs with smp_store_release() in get_xol_area(). */
@@ -1776,11 +1873,13 @@ static void handle_hit(struct pt_regs *regs)
 	instruction_pointer_set(regs, bp);
 
 	idx = srcu_read_lock(&uprobes_srcu);
-	rcu_read_lock();
-	site = xa_load(&mm->uprobes_state.sites->sites, bp);
-	if (site && !READ_ONCE(site->detached))
-		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
-	rcu_read_unlock();
+	uprobe = find_hit(mm, bp, &foreign);
+	if (!uprobe && foreign) {
+		/* Somebody else's int3: what the kernel would have done. */
+		instruction_pointer_set(regs, bp + UPROBE_SWBP_INSN_SIZE);
+		force_sig(SIGTRAP);
+		goto out;
+	}
 	utask = get_utask();
 	if (!uprobe || !utask)
 		goto out;		/* gone meanwhile: run what is there */
