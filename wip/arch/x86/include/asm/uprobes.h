@@ -38,12 +38,22 @@ enum arch_uprobe_exec {
  * @emul: which emulation, for AUP_EMULATE
  * @fixups: what to correct after a step (return address of a call, the
  *	scratch register of a RIP-relative form, the instruction pointer)
- * @reg: register operand of an emulated push/mov, or the scratch register
- *	that replaces %rip in the out-of-line copy
- * @cond: condition code of an emulated jcc
- * @rel: displacement of an emulated relative branch
+ * @reg: register operand of an emulation: the pushed register, or the
+ *	destination of a mov or lea
+ * @cond: condition code of an emulated jcc, or which of loopne, loope,
+ *	loop, jrcxz
+ * @rel: displacement of a relative branch, of a lea or of a RIP-relative
+ *	jmp/call pointer; the value of an emulated push imm
  * @xol: the instruction as run out of line (RIP-relative operand rewritten)
  * @xol_len: length of @xol
+ * @scratch: the register that replaces %rip in @xol, loaded with the
+ *	address of the next instruction during the step
+ * @src: source register of an emulated mov; base register of a lea
+ * @index: index register of an emulated lea
+ * @scale: log2 of the index scale of an emulated lea
+ * @opnd: operand size in bytes of an emulated mov or lea, or of a stepped
+ *	pushf
+ * @ia32: decoded for 32-bit mode
  */
 struct arch_uprobe {
 	u8 insn[MAX_UINSN_BYTES];
@@ -56,6 +66,12 @@ struct arch_uprobe {
 	s32 rel;
 	u8 xol[MAX_UINSN_BYTES];
 	u8 xol_len;
+	u8 scratch;
+	u8 src;
+	u8 index;
+	u8 scale;
+	u8 opnd;
+	u8 ia32;
 };
 
 /**
@@ -63,13 +79,15 @@ struct arch_uprobe {
  * @saved_scratch: user value of the scratch register during a RIP-relative
  *	step
  * @saved_trap_nr: thread.trap_nr before the step, restored after it
- * @tf_was_set: the program itself had TF set (or was being single-stepped
- *	by ptrace): report the step to it afterwards and keep TF
+ * @tf_was_set: the program itself had TF set (its own, or a ptrace single
+ *	step): keep TF and report the step to it afterwards
+ * @blockstep: ptrace block-step (BTF) was on; suspended during our step
  */
 struct arch_uprobe_task {
 	unsigned long saved_scratch;
-	unsigned int saved_trap_nr;
+	unsigned long saved_trap_nr;
 	bool tf_was_set;
+	bool blockstep;
 };
 
 #endif /* _ASM_X86_UPROBES_H */

@@ -1,0 +1,1254 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * User-space probes (uprobes): the x86 part.
+ *
+ * The core (kernel/events/uprobes.c) finds the probe, runs the consumers
+ * and then asks this file to carry out the probed instruction, whose first
+ * byte is now an int3. How is decided once per probe, when it is analysed
+ * (arch_uprobe_analyze_insn(), with the kernel's instruction decoder, in
+ * 64-bit mode unless the mm given is a compat one):
+ *
+ * Emulated (AUP_EMULATE): the instruction's effect is applied to the saved
+ * user registers (and, for pushes and calls, the user stack) in the kernel,
+ * with no second trap: nops (0x90 without REX.B, pause, 0f 1f /0 of any
+ * length, with size, segment or REX prefixes), endbr64/endbr32, push reg
+ * (r8-r15 too), push imm8/imm32, pushf, mov reg,reg (32 and 64 bit), lea
+ * (every addressing form, RIP-relative too), jmp rel8/rel32, call rel32, jcc
+ * rel8/rel32, unprefixed loop/loope/loopne/jrcxz, and jmp/call through a
+ * RIP-relative pointer (PLT, -fno-plt calls). An emulation is exactly what
+ * the CPU does: flags untouched, 32-bit results zero-extended, no 16-bit
+ * operand size, no prefix that might change the meaning (f2 turns loope
+ * into loopne on at least one CPU; only bnd and jcc/notrack hints pass).
+ * arch_uprobe_emulate() declines, and the core then steps the instruction,
+ * when the emulation cannot complete (a push whose stack slot faults, a
+ * jmp *mem whose pointer faults, a branch target outside user space: the
+ * step delivers the fault as the CPU would) and when the program is being
+ * single-stepped (TF, ptrace single-step or block-step: it must trap after
+ * exactly this instruction). So every emulated instruction also has a
+ * valid out-of-line recipe.
+ *
+ * Stepped (AUP_STEP): the core puts a copy of the instruction into an XOL
+ * slot (arch_uprobe_fill_slot()), points the task at it with TF set
+ * (arch_uprobe_pre_xol()), lets it run one instruction in user mode, and
+ * after the #DB translates the result back (arch_uprobe_post_xol()):
+ *   - straight-line: ip = vaddr + len;
+ *   - relative branches (stepped only when emulation declined): ip is
+ *     slot + len (not taken: vaddr + len) or the target, recomputed from
+ *     the original address; rel32 forms are retargeted in the slot when
+ *     the real target is in reach, so the CPU checks the target it checks
+ *     natively;
+ *   - indirect jmp/call, ret: ip is already right; a call's pushed return
+ *     address (slot + len) is rewritten to vaddr + len;
+ *   - rep string instructions trap after the first iteration with ip
+ *     still at the slot: post_xol clears TF and returns -EAGAIN, the core
+ *     returns to user mode, and the CPU runs the other iterations at full
+ *     speed (interruptible as usual) until the guard int3 ends the step.
+ * The copy is followed by an int3 guard. Should the kernel emulate the copy
+ * instead of the CPU running it (UMIP, SEV/TDX #VC/#VE), no #DB comes; the
+ * task then hits the guard, and the int3 notifier reports the step as done
+ * at slot + len, as if the #DB had come.
+ *
+ * RIP-relative operands (64-bit mode, ModRM mod=00 r/m=101) would address
+ * memory relative to the slot. The copy is rewritten to [scratch + disp32]
+ * (mod=10, r/m = scratch, REX.B / VEX.B cleared; same length), and the
+ * scratch register holds vaddr + len during the step; its value is saved in
+ * pre_xol and restored in post_xol or abort_xol. The scratch is the first
+ * of rsi, rdi, rbx that the instruction does not name in ModRM.reg or
+ * VEX.vvvv, rbx also being taken by cmpxchg8b/16b. rax, rcx, rdx (mul/div,
+ * shifts by cl, cmpxchg, mulx, pcmpestri, string ops...), rsp (push, pop
+ * and call with a memory operand) and rbp (an SS-relative base: #SS rather
+ * than #GP for a bad address) are never used, so a free register always
+ * exists without a table of implicit operands. EVEX forms are refused.
+ *
+ * Refused, -ENOTSUPP: int3, int1, int n, into, syscall, sysenter, sysexit,
+ * sysret, iret, uiret, hlt, cli, sti, in, out, ins, outs, far call/jmp/ret,
+ * popf (it changes TF under our step), xbegin (IP-relative abort target;
+ * any trap aborts the transaction), all loads of a segment register (mov
+ * to sreg, pop ss/es/ds/fs/gs, lds/les/lss/lfs/lgs; mov/pop ss also hide
+ * the step trap), the UMIP-emulated sgdt/sidt/sldt/str/smsw, enclu, ud0,
+ * ud1, ud2, mov to/from cr/dr, XOP encodings, the lock prefix, es/cs/ss/ds
+ * segment prefixes (except on emulated instructions and notrack jmp/call,
+ * where they do nothing), control transfers with a 16-bit operand size or
+ * other unusual prefixes, and RIP-relative EVEX forms. -EINVAL: what the
+ * decoder cannot decode, or decodes in a way the CPU may not (an escape
+ * opcode missing from its map, a REX prefix followed by another prefix).
+ * enter and leave are stepped: they are straight-line and trap normally.
+ *
+ * TF and signals: pre_xol records whether the program had TF set itself (or
+ * ptrace single-steps it), suspends ptrace block-step (BTF) for our step,
+ * sets TF, and puts a sentinel in thread.trap_nr: a fault taken by the copy
+ * replaces it (arch_uprobe_xol_was_trapped()) and keeps its own value for
+ * the signal frame. The #DB notifier consumes DR_STEP (in dr6 and
+ * virtual_dr6) for our step only; other debug events in the same #DB go
+ * on to exc_debug_user(). post_xol clears TF unless the program had it; if
+ * the program was being stepped it then reports the step as the CPU would
+ * have (DR_STEP in virtual_dr6, SIGTRAP/TRAP_TRACE at the next instruction),
+ * and for block-step only after a taken branch, re-arming BTF otherwise.
+ * A stepped pushf has our TF cleared in the pushed word (a TF that was set
+ * before our step stays, as it does natively under ptrace).
+ *
+ * Shape, compared with a classic "single-step every hit through a per-task
+ * slot" design: the instructions at function entries and branches (about
+ * half of all instructions in /usr/bin) take no second trap; the slot
+ * contents depend only on the probe and the slot address, never on the
+ * task, so one slot serves all threads of an mm and can be kept across hits
+ * (the booster will replace the guard by a jump back); the notifiers only
+ * flag work for the core and never sleep; and what the program can see (TF
+ * traps, pushed flags, trap numbers, DR6, fault addresses) stays what the
+ * CPU would have shown without the probe.
+ *
+ * What the core must do: call arch_uprobe_emulate() with ip at the probed
+ * address; if it declines, fill the slot, call arch_uprobe_pre_xol() (ip
+ * at the probed address, utask->vaddr/xol_vaddr set, state UTASK_SSTEP and
+ * utask->auprobe set before returning to user mode), then on
+ * uprobe_sstep_done() call arch_uprobe_post_xol() (or, for a fault or a
+ * signal, arch_uprobe_abort_xol()), all in process context with IRQs on;
+ * on -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and #UD taken
+ * by the copy are reported at vaddr through uprobe_get_trap_addr().
+ *
+ * The analysis, emulation and step logic is tested in user space, against
+ * the CPU, by wip/tests/x86-insn.
+ */
+#include <linux/kdebug.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/signal.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+#include <asm/debugreg.h>
+#include <asm/insn.h>
+#include <asm/mmu_context.h>
+#include <asm/processor.h>
+
+/* How an emulated instruction is carried out (arch_uprobe.emul). */
+enum aup_emul {
+	AUP_EM_NONE,
+	AUP_EM_NOP,		/* nothing but ip += len */
+	AUP_EM_PUSH,		/* push reg */
+	AUP_EM_PUSH_IMM,	/* push sign-extended rel */
+	AUP_EM_PUSHF,		/* push flags */
+	AUP_EM_MOV,		/* reg = src, opnd bytes */
+	AUP_EM_LEA,		/* reg = src + (index << scale) + rel */
+	AUP_EM_JMP,		/* ip = next + rel */
+	AUP_EM_JCC,		/* if (cond) ip = next + rel */
+	AUP_EM_CALL,		/* push next; ip = next + rel */
+	AUP_EM_LOOP,		/* loopne/loope/loop/jrcxz: cond = opcode & 3 */
+	AUP_EM_JMP_MEM,		/* ip = *(next + rel) */
+	AUP_EM_CALL_MEM,	/* push next; ip = *(next + rel) */
+};
+
+/* What post_xol corrects after a step (arch_uprobe.fixups). */
+#define AUP_FIX_IP	0x01	/* straight-line: ip = vaddr + len */
+#define AUP_FIX_RELBR	0x02	/* relative branch: not taken or target */
+#define AUP_FIX_REL32	0x04	/* ...with a rel32 in the last 4 bytes */
+#define AUP_FIX_CALL	0x08	/* a call: rewrite the pushed return address */
+#define AUP_FIX_BRANCH	0x10	/* a control transfer (block-step reports) */
+#define AUP_FIX_SCRATCH	0x20	/* RIP-relative: restore the scratch reg */
+#define AUP_FIX_PUSHF	0x40	/* pushf: hide our TF in the pushed word */
+#define AUP_FIX_REP	0x80	/* rep string: may stop after an iteration */
+
+#define AUP_REG_NONE	0xff	/* no base / no index */
+#define AUP_REG_RIP	0x10	/* base is the address of the next insn */
+
+/* thread.trap_nr while a step is running: no fault happened yet. */
+#define AUP_TRAP_NR	(~0UL)
+
+#define AUP_REX_B	0x01
+#define AUP_REX_X	0x02
+#define AUP_REX_R	0x04
+#define AUP_REX_W	0x08
+
+/* pt_regs offset of each general register, in encoding order. */
+static const u8 aup_reg_off[] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+#ifdef CONFIG_X86_64
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+#endif
+};
+
+static unsigned long *aup_regp(struct pt_regs *regs, unsigned int reg)
+{
+	return (unsigned long *)((u8 *)regs +
+				 aup_reg_off[reg % ARRAY_SIZE(aup_reg_off)]);
+}
+
+/* ------------------------------------------------------------ analysis */
+
+/**
+ * struct aup_decoded - the facts about one decoded instruction we classify by
+ * @insn: the decoder's result
+ * @map: opcode map: 0 one-byte, 1 0f, 2 0f 38, 3 0f 3a (VEX: its m field)
+ * @op: the opcode byte within @map
+ * @vex: VEX or EVEX encoded
+ * @rex: the REX prefix byte, or 0
+ * @modrm: the ModRM byte (0 if none)
+ * @has_modrm: @modrm is valid
+ * @npfx: number of legacy prefix bytes
+ * @lock: 0xf0 present
+ * @seg: one of 0x26 0x2e 0x36 0x3e present (the last one seen)
+ * @opsz: 0x66 present
+ * @adsz: 0x67 present
+ * @rep: 0xf3 present
+ * @repne: 0xf2 present
+ * @fsgs: 0x64 or 0x65 present
+ */
+struct aup_decoded {
+	struct insn insn;
+	u8 map;
+	u8 op;
+	bool vex;
+	u8 rex;
+	u8 modrm;
+	bool has_modrm;
+	u8 npfx;
+	bool lock;
+	u8 seg;
+	bool opsz;
+	bool adsz;
+	bool rep;
+	bool repne;
+	bool fsgs;
+};
+
+static unsigned int aup_mod(const struct aup_decoded *d)
+{
+	return X86_MODRM_MOD(d->modrm);
+}
+
+static unsigned int aup_modreg(const struct aup_decoded *d)
+{
+	return X86_MODRM_REG(d->modrm);
+}
+
+static void aup_scan(struct aup_decoded *d)
+{
+	struct insn *insn = &d->insn;
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p) {
+		switch (p) {
+		case 0xf0:
+			d->lock = true;
+			break;
+		case 0x26: case 0x2e: case 0x36: case 0x3e:
+			d->seg = p;
+			break;
+		case 0x64: case 0x65:
+			d->fsgs = true;
+			break;
+		case 0x66:
+			d->opsz = true;
+			break;
+		case 0x67:
+			d->adsz = true;
+			break;
+		case 0xf2:
+			d->repne = true;
+			break;
+		case 0xf3:
+			d->rep = true;
+			break;
+		}
+	}
+	d->npfx = insn->prefixes.nbytes;
+	d->rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
+	d->has_modrm = insn->modrm.nbytes;
+	d->modrm = insn->modrm.bytes[0];
+	d->vex = insn_is_avx(insn);
+	if (d->vex) {
+		d->map = insn_vex_m_bits(insn);
+		d->op = insn->opcode.bytes[0];
+	} else if (insn->opcode.bytes[0] != 0x0f) {
+		d->map = 0;
+		d->op = insn->opcode.bytes[0];
+	} else if (insn->opcode.bytes[1] == 0x38 ||
+		   insn->opcode.bytes[1] == 0x3a) {
+		d->map = insn->opcode.bytes[1] == 0x38 ? 2 : 3;
+		d->op = insn->opcode.bytes[2];
+	} else {
+		d->map = 1;
+		d->op = insn->opcode.bytes[1];
+	}
+}
+
+/* Legacy (non-VEX) opcode @op in map @map? */
+static bool aup_is(const struct aup_decoded *d, u8 map, u8 op)
+{
+	return !d->vex && d->map == map && d->op == op;
+}
+
+/* Instructions we never run: see the list at the top of the file. */
+static bool aup_refused(const struct aup_decoded *d)
+{
+	unsigned int reg = aup_modreg(d);
+	bool mem = d->has_modrm && aup_mod(d) != 3;
+
+	if (d->lock)
+		return true;
+	if (d->vex)
+		return false;
+	if (d->map == 0) {
+		switch (d->op) {
+		case 0x07: case 0x17: case 0x1f:	/* pop es/ss/ds */
+		case 0x6c ... 0x6f:			/* ins/outs */
+		case 0x8e:				/* mov sreg, r/m */
+		case 0x9a:				/* call far */
+		case 0x9d:				/* popf */
+		case 0xc4: case 0xc5:			/* les/lds (32-bit) */
+		case 0xca ... 0xcf:			/* retf, int*, iret */
+		case 0xe4 ... 0xe7:			/* in/out imm8 */
+		case 0xea:				/* jmp far */
+		case 0xec ... 0xef:			/* in/out dx */
+		case 0xf1:				/* int1 */
+		case 0xf4:				/* hlt */
+		case 0xfa: case 0xfb:			/* cli/sti */
+			return true;
+		case 0x8f:		/* pop r/m; other /r are XOP */
+			return reg != 0;
+		case 0xc7:		/* xbegin */
+			return d->modrm == 0xf8;
+		case 0xff:		/* call/jmp far through memory */
+			return reg == 3 || reg == 5;
+		}
+		return false;
+	}
+	if (d->map != 1)
+		return false;
+	switch (d->op) {
+	case 0x00:			/* sldt, str: UMIP-emulated */
+		return reg == 0 || reg == 1;
+	case 0x01:
+		if (d->modrm == 0xd7)			/* enclu */
+			return true;
+		if (d->modrm == 0xec && d->rep)		/* uiret */
+			return true;
+		if (reg == 4)				/* smsw */
+			return true;
+		return mem && (reg == 0 || reg == 1);	/* sgdt, sidt */
+	case 0x05: case 0x07:		/* syscall, sysret */
+	case 0x0b:			/* ud2 */
+	case 0x20 ... 0x23:	/* mov cr/dr: privileged, ModRM misread */
+	case 0x34: case 0x35:		/* sysenter, sysexit */
+	case 0xa1: case 0xa9:		/* pop fs, pop gs */
+	case 0xb2: case 0xb4: case 0xb5:	/* lss, lfs, lgs */
+	case 0xb9: case 0xff:		/* ud1, ud0 */
+		return true;
+	}
+	return false;
+}
+
+/* notrack (3e) indirect jmp/call: without user IBT, a plain jmp/call. */
+static bool aup_notrack(const struct aup_decoded *d)
+{
+	return d->seg == 0x3e && aup_is(d, 0, 0xff) &&
+	       (aup_modreg(d) == 2 || aup_modreg(d) == 4);
+}
+
+/* Fill in the emulation of a relative branch, or refuse it. */
+static int aup_relbr(struct arch_uprobe *au, const struct aup_decoded *d,
+		     u8 emul, bool hints_ok)
+{
+	/* Only bnd (f2), and 2e/3e hints on jcc, do nothing on a branch. */
+	if (d->opsz || d->adsz || d->rep || d->fsgs ||
+	    (d->seg && !(hints_ok && (d->seg == 0x2e || d->seg == 0x3e))))
+		return -ENOTSUPP;
+	au->exec = AUP_EMULATE;
+	au->emul = emul;
+	au->rel = d->insn.immediate.value;
+	return 0;
+}
+
+/* lea: record base, index, scale and displacement. */
+static void aup_lea(struct arch_uprobe *au, const struct aup_decoded *d)
+{
+	const struct insn *insn = &d->insn;
+	unsigned int rm = X86_MODRM_RM(d->modrm);
+	u8 b = d->rex & AUP_REX_B ? 8 : 0;
+
+	au->index = AUP_REG_NONE;
+	if (rm == 4) {
+		u8 sib = insn->sib.bytes[0];
+		u8 index = X86_SIB_INDEX(sib) | (d->rex & AUP_REX_X ? 8 : 0);
+
+		if (index != 4)
+			au->index = index;
+		au->scale = X86_SIB_SCALE(sib);
+		if (X86_SIB_BASE(sib) == 5 && aup_mod(d) == 0)
+			au->src = AUP_REG_NONE;
+		else
+			au->src = X86_SIB_BASE(sib) | b;
+	} else if (rm == 5 && aup_mod(d) == 0) {
+		au->src = au->ia32 ? AUP_REG_NONE : AUP_REG_RIP;
+	} else {
+		au->src = rm | b;
+	}
+	au->rel = insn->displacement.value;
+}
+
+/*
+ * Decide whether the instruction is emulated, and how. Returns 0 or
+ * -ENOTSUPP for forms nobody should probe (16-bit branches and the like).
+ */
+static int aup_classify_emulation(struct arch_uprobe *au,
+				  const struct aup_decoded *d)
+{
+	bool no_pfx = !d->npfx;
+	u8 r = d->rex & AUP_REX_R ? 8 : 0;
+	u8 b = d->rex & AUP_REX_B ? 8 : 0;
+	u8 op = d->op;
+
+	if (d->vex)
+		return 0;
+
+	if (d->map == 1) {
+		if (op == 0x1f && aup_modreg(d) == 0 &&		/* nopl */
+		    !d->rep && !d->repne)
+			goto nop;
+		if (op == 0x1e && d->rep && !d->opsz && !d->repne &&
+		    !d->rex && (d->modrm == 0xfa || d->modrm == 0xfb))
+			goto nop;				/* endbr */
+		if (op >= 0x80 && op <= 0x8f) {			/* jcc rel32 */
+			au->cond = op & 0xf;
+			return aup_relbr(au, d, AUP_EM_JCC, true);
+		}
+		return 0;
+	}
+	if (d->map != 0)
+		return 0;
+
+	switch (op) {
+	case 0x90:					/* nop, pause */
+		if (!b && !d->repne)
+			goto nop;
+		return 0;
+	case 0x50 ... 0x57:				/* push reg */
+		if (!no_pfx)
+			return 0;
+		au->reg = (op & 7) | b;
+		au->emul = AUP_EM_PUSH;
+		break;
+	case 0x68: case 0x6a:				/* push imm */
+		if (!no_pfx)
+			return 0;
+		au->rel = d->insn.immediate.value;
+		au->emul = AUP_EM_PUSH_IMM;
+		break;
+	case 0x9c:					/* pushf */
+		if (!no_pfx)
+			return 0;
+		au->emul = AUP_EM_PUSHF;
+		break;
+	case 0x89: case 0x8b:				/* mov reg, reg */
+		if (!no_pfx || aup_mod(d) != 3)
+			return 0;
+		if (op == 0x89) {
+			au->reg = X86_MODRM_RM(d->modrm) | b;
+			au->src = aup_modreg(d) | r;
+		} else {
+			au->reg = aup_modreg(d) | r;
+			au->src = X86_MODRM_RM(d->modrm) | b;
+		}
+		au->opnd = d->rex & AUP_REX_W ? 8 : 4;
+		au->emul = AUP_EM_MOV;
+		break;
+	case 0x8d:					/* lea */
+		if (!no_pfx || aup_mod(d) == 3)
+			return 0;
+		au->reg = aup_modreg(d) | r;
+		au->opnd = d->rex & AUP_REX_W ? 8 : 4;
+		aup_lea(au, d);
+		au->emul = AUP_EM_LEA;
+		break;
+	case 0x70 ... 0x7f:				/* jcc rel8 */
+		au->cond = op & 0xf;
+		return aup_relbr(au, d, AUP_EM_JCC, true);
+	case 0xe9: case 0xeb:				/* jmp rel */
+		return aup_relbr(au, d, AUP_EM_JMP, false);
+	case 0xe8:					/* call rel32 */
+		return aup_relbr(au, d, AUP_EM_CALL, false);
+	case 0xe0 ... 0xe3:			/* loopne, loope, loop, jrcxz */
+		/* 67 selects ecx; f2/f3 change loope/loopne on some CPUs */
+		if (d->npfx)
+			return 0;
+		au->cond = op & 3;
+		return aup_relbr(au, d, AUP_EM_LOOP, false);
+	case 0xff:				/* jmp/call *disp32(%rip) */
+		if (au->ia32 || d->modrm != (aup_modreg(d) << 3 | 5))
+			return 0;
+		if (aup_modreg(d) != 2 && aup_modreg(d) != 4)
+			return 0;
+		/* bnd (f2) and notrack (3e) only */
+		if (d->opsz || d->adsz || d->rep || d->fsgs ||
+		    (d->seg && d->seg != 0x3e))
+			return 0;
+		au->rel = d->insn.displacement.value;
+		au->emul = aup_modreg(d) == 2 ? AUP_EM_CALL_MEM :
+						 AUP_EM_JMP_MEM;
+		break;
+	default:
+		return 0;
+	}
+	au->exec = AUP_EMULATE;
+	return 0;
+nop:
+	au->exec = AUP_EMULATE;
+	au->emul = AUP_EM_NOP;
+	return 0;
+}
+
+/* What post_xol must correct when the instruction is stepped. */
+static int aup_step_fixups(struct arch_uprobe *au, const struct aup_decoded *d)
+{
+	u8 op = d->op;
+
+	au->fixups = AUP_FIX_IP;
+	if (d->vex || d->map > 1)
+		return 0;
+	if (d->map == 1) {
+		if (op < 0x80 || op > 0x8f)
+			return 0;
+		au->fixups = AUP_FIX_RELBR | AUP_FIX_REL32 | AUP_FIX_BRANCH;
+	} else {
+		switch (op) {
+		case 0x70 ... 0x7f:
+		case 0xe0 ... 0xe3:
+		case 0xeb:
+			au->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
+			break;
+		case 0xe9:
+			au->fixups = AUP_FIX_RELBR | AUP_FIX_REL32 |
+				     AUP_FIX_BRANCH;
+			break;
+		case 0xe8:
+			au->fixups = AUP_FIX_RELBR | AUP_FIX_REL32 |
+				     AUP_FIX_CALL | AUP_FIX_BRANCH;
+			break;
+		case 0xc2: case 0xc3:
+			au->fixups = AUP_FIX_BRANCH;
+			break;
+		case 0xff:
+			if (aup_modreg(d) == 2)
+				au->fixups = AUP_FIX_CALL | AUP_FIX_BRANCH;
+			else if (aup_modreg(d) == 4)
+				au->fixups = AUP_FIX_BRANCH;
+			else
+				return 0;
+			break;
+		case 0x9c:
+			au->fixups |= AUP_FIX_PUSHF;
+			au->opnd = d->opsz ? 2 : au->ia32 ? 4 : 8;
+			return 0;
+		case 0xa4 ... 0xa7:
+		case 0xaa ... 0xaf:
+			if (d->rep || d->repne)
+				au->fixups |= AUP_FIX_REP;
+			return 0;
+		default:
+			return 0;
+		}
+	}
+	/* A 16-bit operand size truncates ip (and sizes the push) by vendor. */
+	if (d->opsz)
+		return -ENOTSUPP;
+	if (au->fixups & AUP_FIX_RELBR)
+		au->rel = d->insn.immediate.value;
+	return 0;
+}
+
+/*
+ * Rewrite the RIP-relative operand of the copy in au->xol to
+ * [scratch + disp32]; see the top of the file for the choice of scratch.
+ */
+static int aup_riprel(struct arch_uprobe *au, struct aup_decoded *d)
+{
+	static const u8 candidates[] = { 6, 7, 3 };	/* rsi, rdi, rbx */
+	struct insn *insn = &d->insn;
+	unsigned int used = 0, i;
+	u8 reg = aup_modreg(d);
+
+	if (insn_is_evex(insn))
+		return -ENOTSUPP;
+	if (d->vex) {
+		const insn_byte_t *v = insn->vex_prefix.bytes;
+		u8 vvvv = insn->vex_prefix.nbytes == 2 ? v[1] : v[2];
+
+		if (!(v[1] & 0x80))		/* VEX.R is stored inverted */
+			reg |= 8;
+		used |= BIT((~vvvv >> 3) & 0xf);
+	} else if (d->rex & AUP_REX_R) {
+		reg |= 8;
+	}
+	used |= BIT(reg);
+	if (aup_is(d, 1, 0xc7))			/* cmpxchg8b/16b: ecx:ebx */
+		used |= BIT(3);
+
+	for (i = 0; i < ARRAY_SIZE(candidates); i++)
+		if (!(used & BIT(candidates[i])))
+			break;
+	if (i == ARRAY_SIZE(candidates))
+		return -ENOTSUPP;
+	au->scratch = candidates[i];
+
+	au->xol[insn_offset_modrm(insn)] =
+		0x80 | (d->modrm & 0x38) | au->scratch;
+	if (d->rex)
+		au->xol[insn_offset_rex_prefix(insn)] &= ~AUP_REX_B;
+	if (insn->vex_prefix.nbytes == 3)	/* VEX.B is stored inverted */
+		au->xol[insn_offset_vex_prefix(insn) + 1] |= 0x20;
+	au->fixups |= AUP_FIX_SCRATCH;
+	return 0;
+}
+
+/*
+ * Escape-map instructions the decoder knows without ModRM or immediate;
+ * anything else it reports that way is missing from its opcode map (a
+ * reserved hint nop, a prefix the map has no variant for), so its length
+ * cannot be trusted.
+ */
+static bool aup_known_bare(const struct aup_decoded *d)
+{
+	if (d->map != 1)
+		return false;
+	switch (d->op) {
+	case 0x05 ... 0x09:	/* syscall, clts, sysret, invd, wbinvd */
+	case 0x0b: case 0x0e:	/* ud2, femms */
+	case 0x30 ... 0x35:	/* wrmsr rdtsc rdmsr rdpmc sysenter sysexit */
+	case 0x37: case 0x77:	/* getsec, emms */
+	case 0xa0 ... 0xa2:	/* push fs, pop fs, cpuid */
+	case 0xa8 ... 0xaa:	/* push gs, pop gs, rsm */
+	case 0xc8 ... 0xcf:	/* bswap */
+		return true;
+	}
+	return false;
+}
+
+/* The decoder's result is one the CPU agrees with, as far as we can tell. */
+static bool aup_decoded_ok(const struct aup_decoded *d)
+{
+	insn_attr_t attr;
+
+	if (d->vex)
+		return true;
+	if (d->map == 0) {
+		/* REX followed by a legacy prefix or a second REX: misparsed */
+		attr = inat_get_opcode_attribute(d->op);
+		return !inat_is_legacy_prefix(attr) &&
+		       !(d->insn.x86_64 && inat_is_rex_prefix(attr));
+	}
+	return d->insn.attr || aup_known_bare(d);
+}
+
+static int aup_analyze(struct arch_uprobe *au, bool ia32)
+{
+	struct aup_decoded d = { };
+	int ret;
+
+	memset(&au->len, 0, sizeof(*au) - offsetof(struct arch_uprobe, len));
+	if (insn_decode(&d.insn, au->insn, sizeof(au->insn),
+			ia32 ? INSN_MODE_32 : INSN_MODE_64))
+		return -EINVAL;
+	if (insn_has_emulate_prefix(&d.insn))
+		return -ENOTSUPP;
+	aup_scan(&d);
+	if (aup_refused(&d))
+		return -ENOTSUPP;
+	if (!aup_decoded_ok(&d))
+		return -EINVAL;
+
+	au->len = d.insn.length;
+	au->xol_len = d.insn.length;
+	memcpy(au->xol, au->insn, d.insn.length);
+	au->ia32 = ia32;
+	au->exec = AUP_STEP;
+	au->reg = AUP_REG_NONE;
+	au->src = AUP_REG_NONE;
+	au->index = AUP_REG_NONE;
+
+	ret = aup_classify_emulation(au, &d);
+	if (ret)
+		return ret;
+	/* Segment prefixes are only accepted where they do nothing. */
+	if (d.seg && au->exec != AUP_EMULATE && !aup_notrack(&d))
+		return -ENOTSUPP;
+	ret = aup_step_fixups(au, &d);
+	if (ret)
+		return ret;
+	if (!ia32 && insn_rip_relative(&d.insn))
+		return aup_riprel(au, &d);
+	return 0;
+}
+
+/**
+ * arch_uprobe_analyze_insn - decode a probed instruction and plan its run
+ * @au: the probe; @au->insn holds the bytes read from the file at the probe
+ *	(zero-padded past the end of the file)
+ * @mm: an mm that maps the probe, or NULL: decode for 64-bit mode unless
+ *	@mm belongs to a 32-bit (compat) process
+ * @vaddr: the probe's address in @mm (unused: the plan does not depend on it)
+ *
+ * Fills every field of @au except @au->insn: the length, whether the hit
+ * emulates or steps, the emulation operands, the step fix-ups and the copy
+ * to run out of line (RIP-relative operand rewritten).
+ *
+ * Return: 0; -EINVAL if the bytes do not decode; -ENOTSUPP if the
+ * instruction cannot be probed (see the list at the top of this file).
+ */
+int arch_uprobe_analyze_insn(struct arch_uprobe *au, struct mm_struct *mm,
+			     unsigned long vaddr)
+{
+	return aup_analyze(au, !IS_ENABLED(CONFIG_X86_64) ||
+				(mm && !is_64bit_mm(mm)));
+}
+
+/* ------------------------------------------------------------- hit time */
+
+/* The task runs in the mode the probe was decoded for. */
+static bool aup_mode_ok(const struct arch_uprobe *au, struct pt_regs *regs)
+{
+#ifdef CONFIG_X86_64
+	if (au->ia32)
+		return regs->cs == __USER32_CS;
+	return user_64bit_mode(regs);
+#else
+	return au->ia32 && regs->cs == __USER_CS;
+#endif
+}
+
+/* An address computation in the probe's mode. */
+static unsigned long aup_trunc(const struct arch_uprobe *au, unsigned long v)
+{
+	return au->ia32 ? (u32)v : v;
+}
+
+/* A branch target the CPU would jump to without faulting at the branch. */
+static bool aup_target_ok(const struct arch_uprobe *au, unsigned long ip)
+{
+	return au->ia32 || ip < TASK_SIZE_MAX;
+}
+
+static bool aup_push(const struct arch_uprobe *au, struct pt_regs *regs,
+		     unsigned long val)
+{
+	unsigned long sp;
+
+	if (au->ia32) {
+		sp = (u32)(regs->sp - 4);
+		if (put_user((u32)val, (u32 __user *)sp))
+			return false;
+	} else {
+		sp = regs->sp - 8;
+		if (put_user((u64)val, (u64 __user *)sp))
+			return false;
+	}
+	regs->sp = sp;
+	return true;
+}
+
+static bool aup_cond(unsigned int cc, unsigned long flags)
+{
+	bool of = flags & X86_EFLAGS_OF, sf = flags & X86_EFLAGS_SF;
+	bool zf = flags & X86_EFLAGS_ZF, cf = flags & X86_EFLAGS_CF;
+	bool r;
+
+	switch (cc >> 1) {
+	case 0:
+		r = of;
+		break;
+	case 1:
+		r = cf;
+		break;
+	case 2:
+		r = zf;
+		break;
+	case 3:
+		r = cf || zf;
+		break;
+	case 4:
+		r = sf;
+		break;
+	case 5:
+		r = flags & X86_EFLAGS_PF;
+		break;
+	case 6:
+		r = sf != of;
+		break;
+	default:
+		r = zf || sf != of;
+		break;
+	}
+	return r != (cc & 1);
+}
+
+/* loopne (0), loope (1), loop (2), jrcxz (3): taken? Updates the count. */
+static bool aup_loop(const struct arch_uprobe *au, struct pt_regs *regs)
+{
+	unsigned long cx = aup_trunc(au, regs->cx);
+
+	if (au->cond == 3)
+		return !cx;
+	cx = aup_trunc(au, cx - 1);
+	regs->cx = cx;
+	if (!cx)
+		return false;
+	if (au->cond == 2)
+		return true;
+	return !(regs->flags & X86_EFLAGS_ZF) == !au->cond;
+}
+
+static bool aup_get_ptr(const struct arch_uprobe *au, unsigned long addr,
+			unsigned long *val)
+{
+	u64 v;
+
+	if (get_user(v, (u64 __user *)addr))
+		return false;
+	*val = v;
+	return true;
+}
+
+static unsigned long aup_lea_value(const struct arch_uprobe *au,
+				   struct pt_regs *regs, unsigned long next)
+{
+	unsigned long ea = au->rel;
+
+	if (au->src == AUP_REG_RIP)
+		ea += next;
+	else if (au->src != AUP_REG_NONE)
+		ea += *aup_regp(regs, au->src);
+	if (au->index != AUP_REG_NONE)
+		ea += *aup_regp(regs, au->index) << au->scale;
+	return aup_trunc(au, ea);
+}
+
+/**
+ * arch_uprobe_emulate - carry out an emulated instruction
+ * @au: the probe
+ * @regs: the user registers; @regs->ip is the probed address
+ *
+ * On success @regs (and the user stack) are what the instruction would have
+ * left, ip included.
+ *
+ * Context: process context, may fault on user memory.
+ *
+ * Return: true if done; false if the instruction must be stepped instead
+ * (not emulated, the program single-steps, or a memory access faulted: the
+ * step will deliver the fault). Nothing is changed when false is returned.
+ */
+bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
+{
+	unsigned long next, ip, val;
+
+	if (au->exec != AUP_EMULATE || !aup_mode_ok(au, regs))
+		return false;
+	/* A program being stepped must trap after this very instruction. */
+	if ((regs->flags & X86_EFLAGS_TF) ||
+	    test_thread_flag(TIF_SINGLESTEP) || test_thread_flag(TIF_BLOCKSTEP))
+		return false;
+
+	next = aup_trunc(au, regs->ip + au->len);
+	ip = next;
+	switch (au->emul) {
+	case AUP_EM_NOP:
+		break;
+	case AUP_EM_PUSH:
+		if (!aup_push(au, regs, *aup_regp(regs, au->reg)))
+			return false;
+		break;
+	case AUP_EM_PUSH_IMM:
+		if (!aup_push(au, regs, (long)au->rel))
+			return false;
+		break;
+	case AUP_EM_PUSHF:
+		if (!aup_push(au, regs, regs->flags &
+			      ~(X86_EFLAGS_RF | X86_EFLAGS_VM)))
+			return false;
+		break;
+	case AUP_EM_MOV:
+		val = *aup_regp(regs, au->src);
+		*aup_regp(regs, au->reg) = au->opnd == 8 ? val : (u32)val;
+		break;
+	case AUP_EM_LEA:
+		val = aup_lea_value(au, regs, next);
+		*aup_regp(regs, au->reg) = au->opnd == 8 ? val : (u32)val;
+		break;
+	case AUP_EM_JCC:
+		if (!aup_cond(au->cond, regs->flags))
+			break;
+		fallthrough;
+	case AUP_EM_JMP:
+		ip = aup_trunc(au, next + au->rel);
+		if (!aup_target_ok(au, ip))
+			return false;
+		break;
+	case AUP_EM_CALL:
+		ip = aup_trunc(au, next + au->rel);
+		if (!aup_target_ok(au, ip) || !aup_push(au, regs, next))
+			return false;
+		break;
+	case AUP_EM_LOOP:
+		/* The count changes whether or not the branch is taken. */
+		ip = aup_trunc(au, next + au->rel);
+		if (!aup_target_ok(au, ip))
+			return false;
+		if (!aup_loop(au, regs))
+			ip = next;
+		break;
+	case AUP_EM_JMP_MEM:
+	case AUP_EM_CALL_MEM:
+		if (!aup_get_ptr(au, next + au->rel, &ip) ||
+		    !aup_target_ok(au, ip))
+			return false;
+		if (au->emul == AUP_EM_CALL_MEM && !aup_push(au, regs, next))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	regs->ip = ip;
+	return true;
+}
+
+/**
+ * arch_uprobe_fill_slot - write the out-of-line recipe of a probe
+ * @au: the probe
+ * @slot: kernel buffer of UPROBE_XOL_SLOT_BYTES bytes, the slot's contents
+ * @slot_vaddr: the user address the slot has in the task's mm
+ * @vaddr: the probed address the slot stands for
+ *
+ * The contents depend only on (@au, @slot_vaddr, @vaddr), so a slot can be
+ * shared by every thread of the mm and kept across hits.
+ *
+ * Return: the number of bytes used, or -errno.
+ */
+int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
+			  unsigned long slot_vaddr, unsigned long vaddr)
+{
+	u8 *p = slot;
+
+	BUILD_BUG_ON(MAX_UINSN_BYTES >= UPROBE_XOL_SLOT_BYTES);
+	if (!au->xol_len || au->xol_len > MAX_UINSN_BYTES)
+		return -EINVAL;
+	memcpy(p, au->xol, au->xol_len);
+
+	/*
+	 * Let a stepped rel32 branch check (for canonicality) the target it
+	 * checks natively, when that target is reachable from the slot.
+	 * post_xol does not depend on whether this was possible.
+	 */
+	if (au->fixups & AUP_FIX_REL32) {
+		unsigned long target = aup_trunc(au, vaddr + au->len + au->rel);
+		long rel = target - (slot_vaddr + au->xol_len);
+		s32 rel32 = (s32)rel;
+
+		if (au->ia32 || rel == rel32)
+			memcpy(p + au->xol_len - 4, &rel32, 4);
+	}
+
+	/*
+	 * Guard: reached only when the copy ran without a #DB (the kernel
+	 * emulated it, or a rep string instruction ran its last iterations
+	 * without TF); the int3 notifier then reports the step as done.
+	 * The booster will put its jump back to vaddr + len here instead
+	 * (and must then keep rep string instructions unboosted).
+	 */
+	p[au->xol_len] = UPROBE_SWBP_INSN;
+	return au->xol_len + 1;
+}
+
+/**
+ * arch_uprobe_pre_xol - prepare the task to step the copy in its slot
+ * @au: the probe
+ * @regs: the user registers; @regs->ip is the probed address
+ *
+ * current->utask->vaddr is the probed address, ->xol_vaddr the slot
+ * (filled by arch_uprobe_fill_slot()). Saves what post_xol or abort_xol
+ * restore, loads the scratch register of a RIP-relative copy, points ip at
+ * the slot and sets TF.
+ *
+ * Context: process context, IRQs enabled.
+ *
+ * Return: 0, or -ENOEXEC if the task does not run in the mode the probe
+ * was decoded for (nothing is changed then).
+ */
+int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
+{
+	struct uprobe_task *ut = current->utask;
+	struct arch_uprobe_task *at = &ut->autask;
+
+	if (!aup_mode_ok(au, regs))
+		return -ENOEXEC;
+
+	at->tf_was_set = regs->flags & X86_EFLAGS_TF;
+	at->blockstep = test_thread_flag(TIF_BLOCKSTEP);
+	if (at->blockstep)
+		set_task_blockstep(current, false);
+
+	at->saved_trap_nr = current->thread.trap_nr;
+	current->thread.trap_nr = AUP_TRAP_NR;
+
+	if (au->fixups & AUP_FIX_SCRATCH) {
+		unsigned long *p = aup_regp(regs, au->scratch);
+
+		at->saved_scratch = *p;
+		*p = ut->vaddr + au->len;
+	}
+	regs->ip = ut->xol_vaddr;
+	regs->flags |= X86_EFLAGS_TF;
+	return 0;
+}
+
+/* Restore what pre_xol changed, except ip. */
+static void aup_undo(struct arch_uprobe *au, struct pt_regs *regs,
+		     bool rearm_blockstep)
+{
+	struct arch_uprobe_task *at = &current->utask->autask;
+
+	if (au->fixups & AUP_FIX_SCRATCH)
+		*aup_regp(regs, au->scratch) = at->saved_scratch;
+	/* A fault's trap_nr stays: the signal frame reports it. */
+	if (current->thread.trap_nr == AUP_TRAP_NR)
+		current->thread.trap_nr = at->saved_trap_nr;
+	if (!at->tf_was_set)
+		regs->flags &= ~X86_EFLAGS_TF;
+	if (at->blockstep && rearm_blockstep)
+		set_task_blockstep(current, true);
+}
+
+/* Write the low @size bytes of @val at user @addr. */
+static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
+{
+	if (size == 4)
+		return put_user((u32)val, (u32 __user *)addr);
+	return put_user((u64)val, (u64 __user *)addr);
+}
+
+/**
+ * arch_uprobe_post_xol - finish a step of the copy
+ * @au: the probe
+ * @regs: the user registers after the step trap
+ *
+ * Called after the step reported done (our #DB, or the guard int3 with
+ * @regs->ip rewound to the end of the copy). Restores the scratch register
+ * and trap_nr, moves ip back to the original code (next instruction or
+ * branch target), corrects a call's return address and a pushf's TF, and
+ * gives TF back to the program; if the program itself was stepping, it gets
+ * the SIGTRAP the CPU would have sent after this instruction.
+ *
+ * Context: process context, IRQs enabled, may fault on user memory.
+ *
+ * Return: 0 when done; -EAGAIN if a rep string instruction stopped after
+ * an iteration (the task stays in the slot: return to user mode in the
+ * same state, without calling pre_xol again; the end is reported through
+ * uprobe_sstep_done() as usual); -EFAULT if the step did not complete or
+ * its result could not be fixed (the core then calls
+ * arch_uprobe_abort_xol()).
+ */
+int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
+{
+	struct uprobe_task *ut = current->utask;
+	struct arch_uprobe_task *at = &ut->autask;
+	unsigned long end = ut->xol_vaddr + au->xol_len;
+	unsigned long next = aup_trunc(au, ut->vaddr + au->len);
+	unsigned int size = au->ia32 ? 4 : 8;
+	bool taken = true, report;
+
+	if (current->thread.trap_nr != AUP_TRAP_NR)
+		return -EFAULT;
+	if ((au->fixups & AUP_FIX_REP) && regs->ip == ut->xol_vaddr) {
+		/*
+		 * Rep string instructions trap after every iteration. Let the
+		 * CPU run the others without TF (unless the program steps
+		 * itself); the guard int3 then reports the end.
+		 */
+		if (!at->tf_was_set)
+			regs->flags &= ~X86_EFLAGS_TF;
+		return -EAGAIN;
+	}
+
+	if (au->fixups & AUP_FIX_RELBR) {
+		taken = regs->ip != end;
+	} else if (au->fixups & AUP_FIX_IP) {
+		if (regs->ip != end)
+			return -EFAULT;
+		taken = false;
+	}
+
+	if (au->fixups & AUP_FIX_CALL) {
+		if (aup_put(regs->sp, next, size)) {
+			regs->sp += size;	/* undo the push: retry */
+			return -EFAULT;
+		}
+	}
+	if ((au->fixups & AUP_FIX_PUSHF) && !at->tf_was_set) {
+		u16 __user *p = (u16 __user *)regs->sp;
+		u16 w;
+
+		if (get_user(w, p) || put_user(w & ~X86_EFLAGS_TF, p)) {
+			regs->sp += au->opnd;
+			return -EFAULT;
+		}
+	}
+
+	if (au->fixups & AUP_FIX_RELBR)
+		regs->ip = taken ? aup_trunc(au, next + au->rel) : next;
+	else if (au->fixups & AUP_FIX_IP)
+		regs->ip = next;
+
+	/*
+	 * Block-step traps after taken branches only: a taken one is reported
+	 * (the CPU clears BTF when it traps), otherwise block-step goes on.
+	 */
+	report = at->blockstep ? (au->fixups & AUP_FIX_BRANCH) && taken :
+				 at->tf_was_set;
+	aup_undo(au, regs, !report);
+	if (report) {
+		current->thread.virtual_dr6 |= DR_STEP;
+		send_sigtrap(regs, 0, TRAP_TRACE);
+	}
+	return 0;
+}
+
+/**
+ * arch_uprobe_abort_xol - give up a step
+ * @au: the probe
+ * @regs: the user registers
+ *
+ * Undoes arch_uprobe_pre_xol() and puts ip back on the probed address, so
+ * that a signal is delivered there (a fault taken by the copy keeps its
+ * trap_nr for the signal frame) or the hit is retried.
+ *
+ * Context: process context, IRQs enabled.
+ */
+void arch_uprobe_abort_xol(struct arch_uprobe *au, struct pt_regs *regs)
+{
+	aup_undo(au, regs, true);
+	regs->ip = current->utask->vaddr;
+}
+
+/**
+ * arch_uprobe_xol_was_trapped - did the copy take a fault or trap?
+ * @t: the task, stepping its copy
+ *
+ * Return: true if something other than our step trap (a fault, a signal
+ * sending trap) happened since arch_uprobe_pre_xol().
+ */
+bool arch_uprobe_xol_was_trapped(struct task_struct *t)
+{
+	return t->thread.trap_nr != AUP_TRAP_NR;
+}
+
+/**
+ * arch_uprobe_swbp_addr - address of the int3 that trapped
+ * @regs: the user registers at the int3 trap
+ *
+ * Return: the address of the breakpoint instruction.
+ */
+unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+}
+
+/* ----------------------------------------------------------- notifiers */
+
+/*
+ * The guard int3 after a copy: the copy ran without a #DB. Report it as
+ * the end of the step, with ip at the end of the copy.
+ */
+static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
+{
+	struct uprobe_task *ut = current->utask;
+
+	if (!ut || ut->state != UTASK_SSTEP || !ut->auprobe ||
+	    regs->ip != ut->xol_vaddr + ut->auprobe->xol_len + 1)
+		return false;
+	regs->ip--;
+	if (uprobe_sstep_done(regs))
+		return true;
+	regs->ip++;
+	return false;
+}
+
+/* #DB: claim the single-step trap of our step, and only that. */
+static nokprobe_inline int aup_debug(struct pt_regs *regs, unsigned long *dr6)
+{
+	if (!(*dr6 & DR_STEP) || !uprobe_sstep_done(regs))
+		return NOTIFY_DONE;
+	/*
+	 * The step was ours: the program must neither see DR_STEP in DR6
+	 * nor get a SIGTRAP for it (post_xol reports the program's own step).
+	 * Anything else in DR6 (a watchpoint hit by the copy, a bus lock) is
+	 * still handled by exc_debug_user().
+	 */
+	*dr6 &= ~DR_STEP;
+	current->thread.virtual_dr6 &= ~DR_STEP;
+	if (*dr6 || current->thread.virtual_dr6)
+		return NOTIFY_DONE;
+	return NOTIFY_STOP;
+}
+
+static int aup_notify(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+
+	/* Kernel traps reach the chain too, possibly in NMI context. */
+	if (!regs || !user_mode(regs))
+		return NOTIFY_DONE;
+
+	switch (val) {
+	case DIE_INT3:
+		if (aup_guard_hit(regs) || uprobe_int3_hit(regs))
+			return NOTIFY_STOP;
+		break;
+	case DIE_DEBUG:
+		return aup_debug(regs, (unsigned long *)args->err);
+	}
+	return NOTIFY_DONE;
+}
+
+NOKPROBE_SYMBOL(aup_notify);
+
+static struct notifier_block aup_die_nb = {
+	.notifier_call = aup_notify,
+	/* after hw_breakpoint (INT_MAX), which clears the DR6 bits it uses */
+	.priority = 0,
+};
+
+static int __init arch_uprobes_init(void)
+{
+	return register_die_notifier(&aup_die_nb);
+}
+arch_initcall(arch_uprobes_init);
+
+/**
+ * arch_uretprobe_hijack_return_addr - point the return address at @trampoline
+ * @trampoline: user address of the return-probe trampoline
+ * @regs: registers at the probed function's first instruction
+ *
+ * Return: the original return address (@trampoline itself when it already
+ * was, for a tail call of a probed function), or -1UL when the stack cannot
+ * be read or written.
+ */
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
+						struct pt_regs *regs)
+{
+	unsigned int rasize = user_64bit_mode(regs) ? 8 : 4;
+	unsigned long orig = 0;
+
+	if (copy_from_user(&orig, (void __user *)regs->sp, rasize))
+		return -1UL;
+	if (orig == trampoline)
+		return orig;
+	if (copy_to_user((void __user *)regs->sp, &trampoline, rasize))
+		return -1UL;
+	return orig;
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/* The decoder headers only need to know the byte order. */
+#include <endian.h>

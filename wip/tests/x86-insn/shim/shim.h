@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0+ */
+/*
+ * User-space stand-ins for the kernel interfaces that
+ * arch/x86/kernel/uprobes.c uses, so that the test can include that file
+ * unchanged. "User memory" accesses go through aup_test_put/get, which the
+ * test implements (and can make fail).
+ */
+#ifndef AUP_TEST_SHIM_H
+#define AUP_TEST_SHIM_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+typedef unsigned char u8;
+typedef signed char s8;
+typedef unsigned short u16;
+typedef short s16;
+typedef unsigned int u32;
+typedef int s32;
+typedef unsigned long long u64;
+typedef long long s64;
+
+#define CONFIG_X86_64	1
+#define CONFIG_UPROBES	1
+#define IS_ENABLED(CONFIG_opt)	(CONFIG_opt)
+
+#define __user
+#define __init
+#define BIT(n)		(1UL << (n))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BUILD_BUG_ON(c)	static_assert(!(c), #c)
+#define fallthrough	__attribute__((__fallthrough__))
+#define NOKPROBE_SYMBOL(fn)	extern int aup_test_nokprobe_unused
+#define nokprobe_inline	inline
+#define arch_initcall(fn)	int (*aup_test_initcall)(void) = fn
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+#define __USER_CS	0x33
+#define __USER32_CS	0x23
+
+#define X86_EFLAGS_CF	0x0001UL
+#define X86_EFLAGS_PF	0x0004UL
+#define X86_EFLAGS_AF	0x0010UL
+#define X86_EFLAGS_ZF	0x0040UL
+#define X86_EFLAGS_SF	0x0080UL
+#define X86_EFLAGS_TF	0x0100UL
+#define X86_EFLAGS_IF	0x0200UL
+#define X86_EFLAGS_DF	0x0400UL
+#define X86_EFLAGS_OF	0x0800UL
+#define X86_EFLAGS_RF	0x10000UL
+#define X86_EFLAGS_VM	0x20000UL
+
+#define DR_STEP		0x4000UL
+#ifndef TRAP_TRACE
+#define TRAP_TRACE	2
+#endif
+#define X86_TRAP_DB	1
+#define TASK_SIZE_MAX	((1UL << 47) - 4096)
+
+#define TIF_SINGLESTEP	4
+#define TIF_BLOCKSTEP	25
+
+static inline bool user_mode(struct pt_regs *regs)
+{
+	return (regs->cs & 3) == 3;
+}
+
+static inline bool user_64bit_mode(struct pt_regs *regs)
+{
+	return regs->cs == __USER_CS;
+}
+
+static inline unsigned long instruction_pointer(struct pt_regs *regs)
+{
+	return regs->ip;
+}
+
+struct mm_struct {
+	bool ia32;
+};
+
+static inline bool is_64bit_mm(struct mm_struct *mm)
+{
+	return !mm->ia32;
+}
+
+struct uprobe_task;
+
+struct thread_struct {
+	unsigned long trap_nr;
+	unsigned long virtual_dr6;
+};
+
+struct task_struct {
+	struct thread_struct thread;
+	struct uprobe_task *utask;
+	unsigned long tif;
+};
+
+extern struct task_struct *aup_test_current;
+#define current aup_test_current
+
+static inline bool test_thread_flag(int flag)
+{
+	return current->tif & BIT(flag);
+}
+
+void set_task_blockstep(struct task_struct *t, bool on);
+void send_sigtrap(struct pt_regs *regs, int error_code, int si_code);
+
+int aup_test_put(void *addr, u64 val, unsigned int size);
+int aup_test_get(const void *addr, u64 *val, unsigned int size);
+
+static inline unsigned long copy_from_user(void *to, const void __user *from,
+					   unsigned long n)
+{
+	u64 v;
+
+	if (n > sizeof(v) || aup_test_get(from, &v, n))
+		return n;
+	memcpy(to, &v, n);
+	return 0;
+}
+
+static inline unsigned long copy_to_user(void __user *to, const void *from,
+					 unsigned long n)
+{
+	u64 v = 0;
+
+	if (n > sizeof(v))
+		return n;
+	memcpy(&v, from, n);
+	return aup_test_put(to, v, n) ? n : 0;
+}
+
+#define put_user(x, ptr)					\
+({								\
+	__typeof__(ptr) __p = (ptr);				\
+	aup_test_put((void *)__p, (u64)(x), sizeof(*__p));	\
+})
+#define get_user(x, ptr)					\
+({								\
+	__typeof__(ptr) __p = (ptr);				\
+	u64 __v = 0;						\
+	int __e = aup_test_get((const void *)__p, &__v, sizeof(*__p));\
+	(x) = (__typeof__(x))__v;				\
+	__e;							\
+})
+
+#define NOTIFY_DONE	0x0000
+#define NOTIFY_STOP	0x8001
+
+enum die_val {
+	DIE_OOPS = 1,
+	DIE_INT3,
+	DIE_DEBUG,
+};
+
+struct die_args {
+	struct pt_regs *regs;
+	const char *str;
+	long err;
+	int trapnr;
+	int signr;
+};
+
+struct notifier_block {
+	int (*notifier_call)(struct notifier_block *nb, unsigned long val,
+			     void *data);
+	struct notifier_block *next;
+	int priority;
+};
+
+int register_die_notifier(struct notifier_block *nb);
+
+/* The decoder of the base tree (tools copy); the Makefile names it. */
+#include AUP_TOOLS_INSN_H
+
+#endif /* AUP_TEST_SHIM_H */
