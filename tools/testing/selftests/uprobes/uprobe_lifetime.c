@@ -69,28 +69,8 @@ static int probe_file_sym(const char *kind, const char *grp, const char *ev,
 			    args ? args : "");
 }
 
-/*
- * Start uprobe_target as @child[*@nchild] and wait until it answers;
- * returns its index or -1.
- */
-static int spawn_target(struct ut_child *child, int *nchild)
-{
-	const char *const argv[] = { ut_helper("uprobe_target"), NULL };
-	struct ut_child *c;
-	char buf[64];
-
-	if (*nchild >= MAX_CHILDREN)
-		return -1;
-	c = &child[*nchild];
-	if (ut_spawn(argv, c))
-		return -1;
-	(*nchild)++;
-	if (ut_cmd(c, buf, sizeof(buf), "ping") || strcmp(buf, "pong"))
-		return -1;
-	return *nchild - 1;
-}
-
-#define START_TARGET()	spawn_target(self->child, &self->nchild)
+#define START_TARGET()	\
+	ut_spawn_target(self->child, &self->nchild, MAX_CHILDREN)
 
 /* Send a command expecting "ok VALUE"; returns VALUE or -1. */
 static long cmd_ok(struct ut_child *c, const char *cmd)

@@ -111,28 +111,8 @@ static int find_note(const char *file, const char *provider, const char *name,
 	return -1;
 }
 
-/*
- * Start uprobe_target as @child[*@nchild] and wait until it answers;
- * returns its index or -1.
- */
-static int spawn_target(struct ut_child *child, int *nchild)
-{
-	const char *const argv[] = { ut_helper("uprobe_target"), NULL };
-	struct ut_child *c;
-	char buf[64];
-
-	if (*nchild >= MAX_CHILDREN)
-		return -1;
-	c = &child[*nchild];
-	if (ut_spawn(argv, c))
-		return -1;
-	(*nchild)++;
-	if (ut_cmd(c, buf, sizeof(buf), "ping") || strcmp(buf, "pong"))
-		return -1;
-	return *nchild - 1;
-}
-
-#define START_TARGET()	spawn_target(self->child, &self->nchild)
+#define START_TARGET()	\
+	ut_spawn_target(self->child, &self->nchild, MAX_CHILDREN)
 
 /* Ask the target for a value printed as a bare number; -1 on error. */
 static long ask(struct ut_child *c, const char *cmd)

@@ -908,6 +908,23 @@ int ut_spawn(const char *const argv[], struct ut_child *c)
 	return 0;
 }
 
+int ut_spawn_target(struct ut_child *child, int *nchild, int max)
+{
+	const char *const argv[] = { ut_helper("uprobe_target"), NULL };
+	struct ut_child *c;
+	char buf[64];
+
+	if (*nchild >= max)
+		return -1;
+	c = &child[*nchild];
+	if (ut_spawn(argv, c))
+		return -1;
+	(*nchild)++;
+	if (ut_cmd(c, buf, sizeof(buf), "ping") || strcmp(buf, "pong"))
+		return -1;
+	return *nchild - 1;
+}
+
 int ut_readline(int fd, char *buf, size_t size, int timeout_ms)
 {
 	size_t len = 0;

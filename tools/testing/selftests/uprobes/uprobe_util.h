@@ -156,6 +156,11 @@ struct ut_child {
 
 /* Start @argv[0] (absolute path) with pipes; 0 or -errno. */
 int ut_spawn(const char *const argv[], struct ut_child *c);
+/*
+ * Start uprobe_target as @child[*@nchild] (at most @max) and wait until it
+ * answers; returns its index or -1.
+ */
+int ut_spawn_target(struct ut_child *child, int *nchild, int max);
 /* Send one command line, read one reply line (10 s timeout); 0 or -errno. */
 int ut_cmd(struct ut_child *c, char *reply, size_t size, const char *fmt, ...)
 	__printf(4, 5);
