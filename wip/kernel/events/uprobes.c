@@ -1932,9 +1932,16 @@ static void release_signals(void)
 static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 {
 	struct uprobe *uprobe = utask->active;
+	int ret = -EFAULT;
 
-	if (arch_uprobe_xol_was_trapped(current) ||
-	    arch_uprobe_post_xol(&uprobe->arch, regs))
+	if (!arch_uprobe_xol_was_trapped(current))
+		ret = arch_uprobe_post_xol(&uprobe->arch, regs);
+	if (ret == -EAGAIN) {
+		/* A rep string copy runs on untraced; its guard int3 ends it. */
+		utask->state = UTASK_SSTEP;
+		return;
+	}
+	if (ret)
 		arch_uprobe_abort_xol(&uprobe->arch, regs);
 	utask->state = UTASK_RUNNING;
 	utask->active = NULL;
