@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
 #   make run | check | vm CMD='...' [EXTRA=dir] | shell | lint | kernel | deps | clean
-#   IMPL=ours|stock (default ours), CONFIG=fast|debug (default fast)
+#   IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast), ICOUNT=1 (vm:
+#   one vCPU, guest clock counts guest instructions)
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG EXTRA TIMEOUT
+export IMPL CONFIG EXTRA TIMEOUT ICOUNT
 
 H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.

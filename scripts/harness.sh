@@ -6,7 +6,8 @@
 #   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info|summary
 #
 # Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast),
-# CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot.
+# CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
+# a one-vCPU guest whose clock counts guest instructions (QEMU -icount shift=0).
 #
 # Layout of the build directory ($B, default ./build, git-ignored):
 #   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)
@@ -323,9 +324,12 @@ boot() {
 		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = debug ]; then limit=2400; else limit=1200; fi
 	fi
 	accel=$(accel_args)
+	# ICOUNT=1: one vCPU, guest clock = guest instructions (deterministic speed counts).
+	local smp=2
+	[ -z "${ICOUNT:-}" ] || { accel="-accel tcg -cpu max -icount shift=0,sleep=off"; smp=1; }
 	: >"$LOGS/console.log"
 	: >"$LOGS/out.log"
-	local qemu=(qemu-system-x86_64 $accel -m "$mem" -smp 2 -nodefaults -display none -no-reboot
+	local qemu=(qemu-system-x86_64 $accel -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot
 		-kernel "$kernel" -initrd "$IRD/boot.cpio"
 		-append "console=ttyS0 panic=-1 loglevel=7 rdinit=/init harness.mode=$mode"
 		-serial "file:$LOGS/console.log"
