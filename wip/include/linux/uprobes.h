@@ -102,6 +102,7 @@ enum uprobe_task_state {
  * @return_instances: the task's pending return-probe instances, newest
  *	first
  * @depth: number of @return_instances
+ * @signals_held: uprobe_deny_signal() held a signal back during the step
  */
 struct uprobe_task {
 	enum uprobe_task_state state;
@@ -112,6 +113,7 @@ struct uprobe_task {
 	struct arch_uprobe_task autask;
 	struct return_instance *return_instances;
 	unsigned int depth;
+	bool signals_held;
 };
 
 /**

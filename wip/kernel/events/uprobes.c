@@ -1947,7 +1947,10 @@ static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 	utask->active = NULL;
 	utask->auprobe = NULL;
 	put_uprobe(uprobe);
-	release_signals();
+	if (utask->signals_held) {
+		utask->signals_held = false;
+		release_signals();
+	}
 }
 
 /**
@@ -1994,9 +1997,11 @@ bool uprobe_deny_signal(void)
 		put_uprobe(utask->active);
 		utask->active = NULL;
 		utask->auprobe = NULL;
+		utask->signals_held = false;	/* get_signal() recalculates */
 		return false;
 	}
 	clear_thread_flag(TIF_SIGPENDING);
+	utask->signals_held = true;
 	return true;
 }
 
