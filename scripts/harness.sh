@@ -331,7 +331,7 @@ boot() {
 	: >"$LOGS/out.log"
 	local qemu=(qemu-system-x86_64 $accel -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot
 		-kernel "$kernel" -initrd "$IRD/boot.cpio"
-		-append "console=ttyS0 panic=-1 loglevel=7 rdinit=/init harness.mode=$mode"
+		-append "console=ttyS0 panic=-1 loglevel=7 rdinit=/init harness.mode=$mode UPROBE_TEST_IMPL=$IMPL"
 		-serial "file:$LOGS/console.log"
 		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log" -serial chardev:out)
 	local rc=0
