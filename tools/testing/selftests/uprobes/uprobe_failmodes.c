@@ -119,21 +119,14 @@ static uint64_t ref_off(int i)
 static int define_at(const char *grp, const char *ev, uint64_t off,
 		     uint64_t ref)
 {
-	char refs[32] = "";
-
-	if (ref)
-		snprintf(refs, sizeof(refs), "(0x%lx)", (unsigned long)ref);
-	return ut_probe_add("p:%s/%s %s:0x%lx%s", grp, ev, ut_self_exe(),
-			    (unsigned long)off, refs);
+	return ut_define_at(grp, ev, ut_self_exe(), off, ref);
 }
 
 /* Define and enable GRP/EV as define_at() does; 0 or -errno. */
 static int probe_at(const char *grp, const char *ev, uint64_t off,
 		    uint64_t ref)
 {
-	int ret = define_at(grp, ev, off, ref);
-
-	return ret ? ret : ut_event_enable(grp, ev, true);
+	return ut_probe_at(grp, ev, ut_self_exe(), off, ref);
 }
 
 /*

@@ -419,6 +419,25 @@ long ut_profile_hits(const char *ev)
 	return hits;
 }
 
+int ut_define_at(const char *grp, const char *ev, const char *path,
+		 uint64_t off, uint64_t ref)
+{
+	char refs[32] = "";
+
+	if (ref)
+		snprintf(refs, sizeof(refs), "(0x%lx)", (unsigned long)ref);
+	return ut_probe_add("p:%s/%s %s:0x%lx%s", grp, ev, path,
+			    (unsigned long)off, refs);
+}
+
+int ut_probe_at(const char *grp, const char *ev, const char *path,
+		uint64_t off, uint64_t ref)
+{
+	int ret = ut_define_at(grp, ev, path, off, ref);
+
+	return ret ? ret : ut_event_enable(grp, ev, true);
+}
+
 /* ---------------------------------------------------------------------- */
 /* perf                                                                    */
 
@@ -1067,4 +1086,128 @@ int ut_run(const char *const argv[], char *out, size_t size)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return status;
+}
+
+/* ---------------------------------------------------------------------- */
+/* implementation under test, mappings, kernel log                        */
+
+bool ut_impl_is_stock(void)
+{
+	const char *impl = getenv("UPROBE_TEST_IMPL");
+
+	return impl && !strcmp(impl, "stock");
+}
+
+void *ut_map_file(const char *path, uint64_t pgoff, size_t len, int prot,
+		  int flags, bool rdwr)
+{
+	void *p;
+	int fd;
+
+	fd = open(path, rdwr ? O_RDWR : O_RDONLY);
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, len, prot, flags, fd, pgoff);
+	close(fd);
+	return p;
+}
+
+long ut_smaps_anon_kb(pid_t pid, uint64_t addr)
+{
+	char path[64], line[PATH_MAX + 256];
+	bool inside = false;
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+		char c;
+
+		/* a mapping's header line: "start-end perms ..." */
+		if (sscanf(line, "%lx-%lx %c", &start, &end, &c) == 3 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			if (inside)
+				break;
+			inside = addr >= start && addr < end;
+			continue;
+		}
+		if (inside && sscanf(line, "Anonymous: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+int ut_copy_file(const char *src, const char *dst)
+{
+	size_t len;
+	char *buf = ut_read_file(src, &len);
+	int fd, err = 0;
+
+	if (!buf)
+		return -EIO;
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		if (write(fd, buf, len) != (ssize_t)len)
+			err = -EIO;
+		if (close(fd) && !err)
+			err = -errno;
+	}
+	free(buf);
+	return err;
+}
+
+int ut_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+int ut_kmsg_count(int fd, const char *a, const char *b, char *log,
+		  size_t size)
+{
+	size_t len = log && size ? strlen(log) : 0;
+	char rec[8192];
+	int count = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		char *text;
+
+		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		rec[n] = '\0';
+		/* "prio,seq,usec,flags;text\n" then " KEY=VALUE" lines */
+		text = strchr(rec, ';');
+		text = text ? text + 1 : rec;
+		text[strcspn(text, "\n")] = '\0';
+		if (strstr(text, a) && (!b || strstr(text, b)))
+			count++;
+		if (log && len + 1 < size) {
+			snprintf(log + len, size - len, "%s\n", text);
+			len += strlen(log + len);
+		}
+	}
+	return count;
 }

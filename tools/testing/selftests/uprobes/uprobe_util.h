@@ -74,6 +74,15 @@ int ut_error_log_clear(void);
 char *ut_error_log(void);
 /* Hit count of event @ev in uprobe_profile, -1 when not listed. */
 long ut_profile_hits(const char *ev);
+/*
+ * Define GRP/EV at file offset @off of @path, with reference counter file
+ * offset @ref (0: none); 0 or -errno.
+ */
+int ut_define_at(const char *grp, const char *ev, const char *path,
+		 uint64_t off, uint64_t ref);
+/* Define GRP/EV as ut_define_at() does and enable it; 0 or -errno. */
+int ut_probe_at(const char *grp, const char *ev, const char *path,
+		uint64_t off, uint64_t ref);
 
 /* ---- perf ---- */
 
@@ -179,8 +188,49 @@ int ut_unpin_cpu(void);
 /* Run @argv to completion, capturing stdout+stderr into @out; wait status. */
 int ut_run(const char *const argv[], char *out, size_t size);
 
+/*
+ * true when the harness says the kernel under test is the untouched base
+ * tree (UPROBE_TEST_IMPL=stock on the kernel command line): tests of
+ * behaviour stock 6.1 gets wrong then expect the stock failure.  Unset
+ * means not stock, so that outside the harness every test is strict.
+ */
+bool ut_impl_is_stock(void);
+
+/* ---- mappings ---- */
+
+/*
+ * mmap() @len bytes of @path from page-aligned file offset @pgoff, the file
+ * opened read-only (or read-write with @rdwr); MAP_FAILED on error.
+ */
+void *ut_map_file(const char *path, uint64_t pgoff, size_t len, int prot,
+		  int flags, bool rdwr);
+/*
+ * The "Anonymous:" size in kB of the mapping of task @pid that contains
+ * @addr, from /proc/PID/smaps; -1 when there is none.
+ */
+long ut_smaps_anon_kb(pid_t pid, uint64_t addr);
+/* Copy file @src to @dst (created with mode 0755); 0 or -errno. */
+int ut_copy_file(const char *src, const char *dst);
+
+/* ---- kernel log ---- */
+
+/* Open /dev/kmsg non-blocking, positioned after the last record; fd or -errno. */
+int ut_kmsg_open(void);
+/*
+ * Read the records logged since ut_kmsg_open() or the last call, and
+ * count those whose text contains @a and (unless NULL) @b.  The records
+ * read are appended to @log (up to @size, NUL terminated) when it is not
+ * NULL.  Returns the count or -errno.
+ */
+int ut_kmsg_count(int fd, const char *a, const char *b, char *log,
+		  size_t size);
+
 /* ---- helpers for kselftest_harness.h based tests ---- */
 #ifdef __KSELFTEST_HARNESS_H
+/* Log that stock 6.1 shows the failure a test expects from it. */
+#define UT_STOCK_FAILS(fmt, ...) \
+	TH_LOG("stock 6.1 fails this as expected: " fmt, ##__VA_ARGS__)
+
 /* SKIP the current test and return true when uprobe events are missing. */
 static inline bool ut_no_tracefs(struct __test_metadata *_metadata)
 {
