@@ -221,4 +221,88 @@ FUNC(fm_pure)
 	ret
 END(fm_pure)
 
+/*
+ * uprobe_core: a probed memory load that is stepped out of line, with
+ * every other register and the flags set to known values around it.
+ *
+ * long core_ld(long *p, uint64_t regs[CORE_LD_NREGS]): *p, loaded by the
+ * instruction at core_ld_insn.  After the load regs[] receives rbx, rcx,
+ * rdx, rsi, rdi, rbp, r8 ... r15 and the flags, which must be
+ * CORE_LD_REG(0) ... CORE_LD_REG(5) (rdi: p), CORE_LD_REG(6) ... and
+ * CORE_LD_FLAGS.
+ */
+FUNC(core_ld)
+	push	%rbx
+	push	%rbp
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
+	push	%rsi
+	movabs	$0x1111111111111100, %rbx
+	movabs	$0x1111111111111101, %rcx
+	movabs	$0x1111111111111102, %rdx
+	movabs	$0x1111111111111103, %rsi
+	movabs	$0x1111111111111105, %rbp
+	movabs	$0x1111111111111106, %r8
+	movabs	$0x1111111111111107, %r9
+	movabs	$0x1111111111111108, %r10
+	movabs	$0x1111111111111109, %r11
+	movabs	$0x111111111111110a, %r12
+	movabs	$0x111111111111110b, %r13
+	movabs	$0x111111111111110c, %r14
+	movabs	$0x111111111111110d, %r15
+	xor	%eax, %eax		/* ZF, PF */
+	stc				/* CF */
+LABEL(core_ld_insn)
+	mov	(%rdi), %rax
+LABEL(core_ld_next)
+	pushf
+	push	%rax
+	mov	16(%rsp), %rax		/* regs */
+	mov	%rbx, 0x00(%rax)
+	mov	%rcx, 0x08(%rax)
+	mov	%rdx, 0x10(%rax)
+	mov	%rsi, 0x18(%rax)
+	mov	%rdi, 0x20(%rax)
+	mov	%rbp, 0x28(%rax)
+	mov	%r8, 0x30(%rax)
+	mov	%r9, 0x38(%rax)
+	mov	%r10, 0x40(%rax)
+	mov	%r11, 0x48(%rax)
+	mov	%r12, 0x50(%rax)
+	mov	%r13, 0x58(%rax)
+	mov	%r14, 0x60(%rax)
+	mov	%r15, 0x68(%rax)
+	pop	%rcx			/* the loaded value */
+	pop	%rdx			/* the flags */
+	mov	%rdx, 0x70(%rax)
+	add	$8, %rsp
+	mov	%rcx, %rax
+	pop	%r15
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%rbp
+	pop	%rbx
+	ret
+END(core_ld)
+
+/* long core_getpid(void): getpid() through a probed syscall instruction */
+FUNC(core_getpid)
+	mov	$39, %eax		/* __NR_getpid */
+LABEL(core_syscall_insn)
+	syscall
+	ret
+END(core_getpid)
+
+/* unsigned long core_pushf(void): the flags pushed by a probed pushf */
+FUNC(core_pushf)
+	xor	%eax, %eax		/* ZF, PF; CF, SF, OF clear */
+LABEL(core_pushf_insn)
+	pushf
+	pop	%rax
+	ret
+END(core_pushf)
+
 	.section .note.GNU-stack, "", @progbits

@@ -34,4 +34,20 @@ long tfs_stackn(long a, long b);
 /* uprobe_failmodes */
 long fm_pure(long x);
 
+/* uprobe_core */
+#define CORE_LD_NREGS		15
+#define CORE_LD_RDI		4
+#define CORE_LD_FLAGS_IDX	14
+/* the value core_ld() leaves in regs[@i], except rdi (regs[4]) and flags */
+#define CORE_LD_REG(i)		(0x1111111111111100ULL + (i))
+/* CF, PF, ZF and IF (and the reserved bit 1) set, the others clear */
+#define CORE_LD_FLAGS		0x247UL
+/* the status, control and trap flags the test compares */
+#define CORE_FLAGS_MASK		0xfd5UL
+long core_ld(long *p, uint64_t regs[CORE_LD_NREGS]);
+long core_getpid(void);
+unsigned long core_pushf(void);
+extern char core_ld_insn[], core_ld_next[], core_syscall_insn[];
+extern char core_pushf_insn[];
+
 #endif /* UPROBE_TARGETS_H */
