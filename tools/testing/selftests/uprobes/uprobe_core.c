@@ -909,7 +909,7 @@ TEST_F(core, shared_and_private_mappings)
 		UT_STOCK_FAILS("no log line for the refused mapping");
 	} else {
 		EXPECT_EQ(1, n) {
-			TH_LOG("kernel log since the start:\n%s", log);
+			TH_LOG("kernel log since the start: %s", log);
 		}
 	}
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_coremix_e", false));
@@ -1341,7 +1341,7 @@ TEST_F(core, mremap_away_and_back)
 	EXPECT_EQ(0, SEM(3));
 	EXPECT_EQ(0, ut_kmsg_count(self->kmsg, "Bad rss-counter", NULL, log,
 				   sizeof(log))) {
-		TH_LOG("kernel log:\n%s", log);
+		TH_LOG("kernel log: %s", log);
 	}
 }
 

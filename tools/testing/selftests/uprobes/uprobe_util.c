@@ -1204,8 +1204,9 @@ int ut_kmsg_count(int fd, const char *a, const char *b, char *log,
 		text[strcspn(text, "\n")] = '\0';
 		if (strstr(text, a) && (!b || strstr(text, b)))
 			count++;
-		if (log && len + 1 < size) {
-			snprintf(log + len, size - len, "%s\n", text);
+		if (log && len + 1 < size) {	/* one line: " | " between */
+			snprintf(log + len, size - len, "%s%s",
+				 len ? " | " : "", text);
 			len += strlen(log + len);
 		}
 	}

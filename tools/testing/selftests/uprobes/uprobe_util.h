@@ -219,8 +219,8 @@ int ut_kmsg_open(void);
 /*
  * Read the records logged since ut_kmsg_open() or the last call, and
  * count those whose text contains @a and (unless NULL) @b.  The records
- * read are appended to @log (up to @size, NUL terminated) when it is not
- * NULL.  Returns the count or -errno.
+ * read are appended to @log (up to @size, NUL terminated, " | " between
+ * records) when it is not NULL.  Returns the count or -errno.
  */
 int ut_kmsg_count(int fd, const char *a, const char *b, char *log,
 		  size_t size);
