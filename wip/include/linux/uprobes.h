@@ -145,6 +145,8 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end);
+void uprobe_start_move(struct vm_area_struct *vma);
+void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
@@ -211,6 +213,15 @@ static inline int uprobe_mmap(struct vm_area_struct *vma)
 
 static inline void uprobe_munmap(struct vm_area_struct *vma,
 				 unsigned long start, unsigned long end)
+{
+}
+
+static inline void uprobe_start_move(struct vm_area_struct *vma)
+{
+}
+
+static inline void uprobe_end_move(struct vm_area_struct *vma,
+				   struct vm_area_struct *new)
 {
 }
 

@@ -2,38 +2,74 @@
 /*
  * User-space probes (uprobes): the core.
  *
- * WORK IN PROGRESS, not in the default build (IMPL=wip builds it). This
- * part holds the registry, the consumers, breakpoint patching and the SDT
- * reference counters. Still to come: the hit path, the XOL area, fork and
- * exit hooks, return probes. wip/DESIGN-core.md is the full design; the
- * summary below covers what exists here.
+ * A probe is an (inode, file offset) with consumers. Registering one puts
+ * an int3 into every mapping of that offset whose consumers want the mm;
+ * the int3 traps, the handlers run, and the original instruction is then
+ * emulated (arch code) or single-stepped from a copy in a per-mm
+ * execute-out-of-line (XOL) area. An SDT "semaphore" (reference counter)
+ * named by the probe goes up by one per patched site and down by one when
+ * the site is removed.
  *
  * Objects
  *   struct uprobe_inode  one per probed inode, in the global rhashtable
  *			  uprobe_inodes (keyed by inode pointer); holds an
  *			  xarray offset -> struct uprobe.
- *   struct uprobe	  one per (inode, offset): consumers, decoded
- *			  instruction, SDT counter offset.
+ *   struct uprobe	  one per (inode, offset): consumers (an SRCU list),
+ *			  decoded instruction, SDT counter offset, an id.
  *   struct uprobes_mm	  per mm (mm->uprobes_state.sites): xarray vaddr ->
- *			  struct uprobe_site, one entry per int3 of ours.
+ *			  struct uprobe_site, one entry per int3 of ours,
+ *			  with a small direct-mapped cache in front of it.
  *   struct uprobe_site	  a patched site in one mm; owns a uprobe reference
  *			  and remembers whether its +1 is on the mm's counter.
+ *   struct xol_area	  per mm (mm->uprobes_state.xol_area): a special
+ *			  mapping of XOL_PAGES pages; slot 0 is the return
+ *			  trampoline, the others hold instruction copies keyed
+ *			  by probed vaddr and are never rewritten once used.
+ *   struct uprobe_task	  per task (task->utask): stepping state and the
+ *			  chain of pending return instances.
  *
- * How this differs from the shape of stock 6.1 uprobes: lookups by file
- * (every mmap asks "is this inode probed?") go through a lock-free hash
- * and a per-inode xarray instead of one tree under a global lock; the hit
- * path will read only the per-mm site table (no vma lookup, no mmap_lock);
- * the SDT counter moves exactly when a site is created or destroyed in an
- * mm, which makes VMA splits and repeated uprobe_mmap() calls harmless by
- * construction instead of being tracked separately.
+ * How this differs from the shape of stock 6.1 uprobes
+ *   - "Is this file probed?", asked by every file mmap() in the system, is
+ *     one lock-free hash lookup; the probes of a file are found by range in
+ *     its own xarray instead of one tree under a global lock.
+ *   - The hit path reads only the per-mm site table, under RCU: no vma
+ *     lookup, no mmap_lock, no global lock, nothing that sleeps before the
+ *     handlers (which run in SRCU).
+ *   - The SDT counter moves exactly when a site is created or destroyed in
+ *     an mm. Sites are keyed by vaddr, so VMA splits, merges and repeated
+ *     uprobe_mmap() calls over the same range find the existing site and
+ *     change nothing: exactly-once by construction, not by bookkeeping.
+ *   - uprobe_munmap() only marks sites detached; uprobe_mmap() re-attaches
+ *     them (split/merge: the int3 is still there) or settles them (the text
+ *     went away), and a hit on an int3 that mremap() moved adopts it.
+ *   - XOL slots are shared by all threads of an mm and keyed by probed
+ *     vaddr, so repeated hits reuse the slot with no lock (the booster can
+ *     later run them without a trap).
+ *   - A probe that cannot go anywhere it is asked for (only shared,
+ *     writable or hugetlb executable mappings) fails registration with
+ *     -EOPNOTSUPP; refused mappings are always reported.
  *
  * Lifetimes and references
  *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
  *     lookups; it pins the inode (igrab) and is freed by RCU.
  *   - uprobe: one reference while it has consumers, one per site in any
- *     mm, plus temporary lookups; freed through SRCU (the hit path looks
- *     probes up under uprobes_srcu).
+ *     mm, one per task stepping its copy, one per pending return instance,
+ *     plus temporary lookups; freed through SRCU (uprobes_srcu).
  *   - uprobe_site: owned by its mm's table; freed by RCU after removal.
+ *   - xol_area: owned by the mm, freed by uprobe_clear_state() at exit.
+ *
+ * Why the hit path is safe against a concurrent unregister
+ *   uprobe_int3_hit() (IRQs off) only asks, under RCU, whether the mm has a
+ *   site at the address, and defers to uprobe_notify_resume(). There,
+ *   handle_hit() enters uprobes_srcu, then loads the site under RCU and
+ *   reads site->uprobe: a site is freed only after an RCU grace period, and
+ *   the uprobe it points to only by call_srcu() once its last reference is
+ *   gone; the site's reference is dropped only after the site left the
+ *   table (remove_site(), put_uprobe()), so that grace period waits for a
+ *   reader that still saw the site. Unregister unlinks the consumer with
+ *   list_del_rcu() and then waits in synchronize_srcu() before returning,
+ *   so once uprobe_unregister() returns no handler of that consumer runs or
+ *   will run. A task that leaves SRCU to step takes its own reference.
  *
  * Locks, in the order they nest
  *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
@@ -41,13 +77,17 @@
  *			copied while a walk runs (an unregister could miss a
  *			child otherwise).
  *   uprobe->reg_lock	serialises register/unregister/apply of one probe.
- *   mmap_lock (write)	every change to an mm's site table and counters.
+ *   mmap_lock (write)	every change to an mm's site table and counters;
+ *			also taken by the hit path's slow cases (moved int3,
+ *			UPROBE_HANDLER_REMOVE).
+ *   xol_area->lock	allocating and filling a new XOL slot.
  *   i_mmap_rwsem	read, only to collect the mms mapping a file; the mms
  *			are pinned and worked on after it is dropped.
  *   xarray spinlocks, page lock, page table lock.
  *   No GFP_KERNEL allocation is made under a lock that mmput() (and so
  *   reclaim) can take: mmput() -> uprobe_clear_state() takes none of them.
  */
+#include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/memcontrol.h>
@@ -63,6 +103,7 @@
 #include <linux/task_work.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/srcu.h>
 #include <linux/swap.h>
 #include <linux/uprobes.h>
@@ -89,6 +130,8 @@ struct uprobe_inode {
 };
 
 static struct rhashtable uprobe_inodes;
+/* uprobe_inodes is initialised; nothing else may be touched otherwise. */
+static bool uprobes_ready __ro_after_init;
 static const struct rhashtable_params uprobe_inodes_params = {
 	.key_len = sizeof(struct inode *),
 	.key_offset = offsetof(struct uprobe_inode, inode),
@@ -101,6 +144,7 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @ui: the file's &struct uprobe_inode (holds a reference)
  * @offset: file offset of the probed instruction
  * @ref_ctr_offset: file offset of the SDT counter, 0 for none
+ * @id: unique for the life of the system (XOL slots record it), never 0
  * @ref: references: consumers (one for all), sites, temporary ones
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
@@ -112,6 +156,7 @@ struct uprobe {
 	struct uprobe_inode *ui;
 	loff_t offset;
 	loff_t ref_ctr_offset;
+	u64 id;
 	refcount_t ref;
 	struct mutex reg_lock;		/* see the kernel-doc above */
 	struct list_head consumers;
@@ -122,11 +167,17 @@ struct uprobe {
 
 #define UPROBE_ANALYSED		0
 
+/* Source of &struct uprobe ids. */
+static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
+
 /**
  * struct uprobe_site - one int3 of ours in one mm
  * @uprobe: the probe (holds a reference)
  * @vaddr: where the int3 is
- * @ref_ctr_done: this site's +1 is applied to the mm's counter
+ * @ref_ctr_done: this site holds its probe's +1 on the mm's counter (one
+ *	site per probe and mm does)
+ * @xol_slot: the XOL slot last used for it, a hint that get_slot()
+ *	verifies (0: none yet)
  * @detached: uprobe_munmap() saw its range go; the hit path ignores it
  *	until uprobe_mmap() re-attaches it (split, merge) or it is settled
  * @rcu: deferred free
@@ -134,23 +185,73 @@ struct uprobe {
 struct uprobe_site {
 	struct uprobe *uprobe;
 	unsigned long vaddr;
+	unsigned int xol_slot;
 	bool ref_ctr_done;
 	bool detached;
 	struct rcu_head rcu;
 };
 
+#define UPROBE_HOT_BITS		5
+
 /**
  * struct uprobes_mm - per-mm breakpoint table
  * @sites: vaddr -> &struct uprobe_site; changed under the mm's mmap_lock
  *	held for write, read under RCU
+ * @hot: a direct-mapped cache of @sites in front of it (hash of vaddr),
+ *	so that a hit costs a multiply, not a walk down a sparse xarray (a
+ *	user vaddr needs up to eight levels); same locking as @sites, filled
+ *	only by writers
  * @vmas_changed: uprobe_munmap() detached sites at least once: an int3
  *	without an attached site may be ours (moved or re-described by a VMA
  *	change) and goes through the slow path
+ * @moving: mremap() is between uprobe_start_move() and uprobe_end_move():
+ *	the destination's page tables are not there yet, uprobe_mmap() waits
  */
 struct uprobes_mm {
 	struct xarray sites;
+	struct uprobe_site __rcu *hot[1 << UPROBE_HOT_BITS];
 	bool vmas_changed;
+	bool moving;
 };
+
+static struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
+					    unsigned long vaddr)
+{
+	return &um->hot[hash_long(vaddr, UPROBE_HOT_BITS)];
+}
+
+/* @site entered @um->sites: cache it if its entry is free. */
+static void hot_add(struct mm_struct *mm, struct uprobes_mm *um,
+		    struct uprobe_site *site)
+{
+	struct uprobe_site __rcu **e = hot_entry(um, site->vaddr);
+
+	mmap_assert_write_locked(mm);
+	if (!rcu_access_pointer(*e))
+		rcu_assign_pointer(*e, site);
+}
+
+/* @site leaves @um->sites (or changes vaddr): uncache it. */
+static void hot_del(struct mm_struct *mm, struct uprobes_mm *um,
+		    struct uprobe_site *site)
+{
+	struct uprobe_site __rcu **e = hot_entry(um, site->vaddr);
+
+	mmap_assert_write_locked(mm);
+	if (rcu_access_pointer(*e) == site)
+		RCU_INIT_POINTER(*e, NULL);
+}
+
+/* The site at @vaddr, if any. Caller is in an RCU read section. */
+static struct uprobe_site *site_lookup(struct uprobes_mm *um,
+				       unsigned long vaddr)
+{
+	struct uprobe_site *site = rcu_dereference(*hot_entry(um, vaddr));
+
+	if (site && READ_ONCE(site->vaddr) == vaddr)
+		return site;
+	return xa_load(&um->sites, vaddr);
+}
 
 /* ------------------------------------------------------------ registry */
 
@@ -179,6 +280,8 @@ static struct uprobe_inode *find_uprobe_inode(struct inode *inode)
 {
 	struct uprobe_inode *ui;
 
+	if (!uprobes_ready)
+		return NULL;
 	rcu_read_lock();
 	ui = rhashtable_lookup(&uprobe_inodes, &inode, uprobe_inodes_params);
 	if (ui)
@@ -286,6 +389,7 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 	uprobe->ui = ui;	/* the new probe owns our reference */
 	uprobe->offset = offset;
 	uprobe->ref_ctr_offset = ref_ctr_offset;
+	uprobe->id = atomic64_inc_return(&uprobe_ids);
 	refcount_set(&uprobe->ref, 1);
 	mutex_init(&uprobe->reg_lock);
 	INIT_LIST_HEAD(&uprobe->consumers);
@@ -436,6 +540,23 @@ unlock_old:
 	return ret;
 }
 
+/*
+ * Is @page the same as @file except at @off, where @file holds @opcode?
+ * Then restoring @opcode in @page gives @file's contents.
+ */
+static bool file_page_restores(struct page *page, struct page *file,
+			       unsigned int off, uprobe_opcode_t opcode)
+{
+	const unsigned int n = sizeof(opcode);
+	u8 *a = kmap_local_page(page), *f = kmap_local_page(file);
+	bool same = !memcmp(f + off, &opcode, n) && !memcmp(a, f, off) &&
+		    !memcmp(a + off + n, f + off + n, PAGE_SIZE - off - n);
+
+	kunmap_local(f);
+	kunmap_local(a);
+	return same;
+}
+
 /**
  * uprobe_write_opcode - put @opcode at @vaddr in @mm without touching the file
  * @auprobe: the probe's decoded instruction (original bytes in ->insn)
@@ -489,9 +610,21 @@ retry:
 	}
 
 	if (!install) {
-		/* Back to the file's page if nothing else differs. */
+		/*
+		 * Back to the file's page if nothing else differs: the usual
+		 * removal, and one that needs no allocation (so it cannot
+		 * fail for lack of memory and orphan the int3).
+		 */
 		file_page = find_get_page(vma->vm_file->f_mapping,
 					  linear_page_index(vma, vaddr));
+		if (file_page && PageUptodate(file_page) &&
+		    file_page_restores(old, file_page, offset_in_page(vaddr),
+				       opcode)) {
+			new = file_page;
+			file_page = NULL;
+			anon = false;
+			goto replace;
+		}
 	}
 	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
 	if (!new) {
@@ -503,15 +636,7 @@ retry:
 	kaddr = kmap_local_page(new);
 	*(uprobe_opcode_t *)(kaddr + offset_in_page(vaddr)) = opcode;
 	kunmap_local(kaddr);
-	if (file_page && PageUptodate(file_page) &&
-	    !memcmp_pages(new, file_page)) {
-		/* Identical to the file again: share the page cache page. */
-		put_page(new);
-		new = file_page;
-		file_page = NULL;
-		anon = false;
-	}
-
+replace:
 	ret = replace_page(vma, vaddr, old, new, anon);
 	put_page(new);
 put_file:
@@ -615,8 +740,29 @@ static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 static int remove_site(struct mm_struct *mm, struct uprobe_site *site);
 
 /*
- * Patch @uprobe in at @vaddr of @mm and record the site; its counter goes
- * up once, now or when its page gets mapped. Idempotent.
+ * The SDT counter counts mms, not mappings: a probe's +1 in an mm is held
+ * by one of its sites there (ref_ctr_done), taken by the first and handed
+ * over to another site when the holder goes. Caller holds mmap_lock.
+ */
+static struct uprobe_site *ctr_site(struct uprobes_mm *um,
+				    struct uprobe *uprobe,
+				    struct uprobe_site *except, bool holder)
+{
+	struct uprobe_site *site;
+	unsigned long index;
+
+	xa_for_each(&um->sites, index, site) {
+		if (site != except && site->uprobe == uprobe &&
+		    (!holder || site->ref_ctr_done))
+			return site;
+	}
+	return NULL;
+}
+
+/*
+ * Patch @uprobe in at @vaddr of @mm and record the site; the probe's
+ * counter goes up once per mm, now or when its page gets mapped.
+ * Idempotent.
  */
 static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 			unsigned long vaddr)
@@ -656,7 +802,8 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 	ret = uprobe_write_opcode(&uprobe->arch, mm, vaddr, UPROBE_SWBP_INSN);
 	if (ret)
 		goto erase_site;
-	if (uprobe->ref_ctr_offset) {
+	hot_add(mm, um, site);
+	if (uprobe->ref_ctr_offset && !ctr_site(um, uprobe, site, true)) {
 		ret = update_ref_ctr(uprobe, mm, 1);
 		if (!ret)
 			site->ref_ctr_done = true;
@@ -668,6 +815,7 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 	return 0;
 
 restore_insn:
+	hot_del(mm, um, site);
 	uprobe_write_opcode(&uprobe->arch, mm, vaddr, uprobe->arch.insn[0]);
 erase_site:
 	xa_erase(&um->sites, vaddr);
@@ -700,7 +848,8 @@ static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 
 /*
  * Remove @site from @mm: restore the instruction if our int3 is still
- * there, take the site's +1 off the counter, forget the site.
+ * there, take the probe's +1 off the counter if this was its last site in
+ * @mm (else hand it over), forget the site.
  */
 static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 {
@@ -717,8 +866,15 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 		if (ret && ret != -EFAULT && ret != -EBUSY)
 			return ret;	/* the site stays for the next walk */
 	}
-	if (site->ref_ctr_done)
-		update_ref_ctr(uprobe, mm, -1);
+	if (site->ref_ctr_done) {
+		struct uprobe_site *heir = ctr_site(um, uprobe, site, false);
+
+		if (heir)
+			heir->ref_ctr_done = true;
+		else
+			update_ref_ctr(uprobe, mm, -1);
+	}
+	hot_del(mm, um, site);
 	xa_erase(&um->sites, site->vaddr);
 	put_uprobe(uprobe);
 	call_rcu(&site->rcu, free_site_rcu);
@@ -741,8 +897,15 @@ static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
 	}
 }
 
-/* Install @uprobe at every mapping of its offset in @mm; first error. */
-static int install_sites(struct uprobe *uprobe, struct mm_struct *mm)
+static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe);
+
+/*
+ * Install @uprobe at every mapping of its offset in @mm; first error.
+ * *@placed counts the mappings that have it, *@refused the executable ones
+ * that may not (each reported).
+ */
+static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
+			 int *placed, int *refused)
 {
 	VMA_ITERATOR(vmi, mm, 0);
 	struct vm_area_struct *vma;
@@ -750,12 +913,20 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm)
 
 	mmap_assert_write_locked(mm);
 	for_each_vma(vmi, vma) {
-		if (!vma_can_probe(vma) ||
-		    !vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
+		if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
 			continue;
+		if (!vma_can_probe(vma)) {
+			if (vma->vm_flags & VM_EXEC) {
+				report_refused(vma, uprobe);
+				(*refused)++;
+			}
+			continue;
+		}
 		ret = install_site(uprobe, mm, offset_to_vaddr(vma, uprobe->offset));
 		if (ret && !err)
 			err = ret;
+		else if (!ret)
+			(*placed)++;
 	}
 	return err;
 }
@@ -790,7 +961,8 @@ static struct map_entry *collect_maps(struct uprobe *uprobe, bool whole,
 		filled = 0;
 		i_mmap_lock_read(mapping);
 		vma_interval_tree_foreach(vma, &mapping->i_mmap, first, last) {
-			if (!whole && !vma_can_probe(vma))
+			if (!whole && !vma_can_probe(vma) &&
+			    !(vma->vm_flags & VM_EXEC))
 				continue;
 			seen++;
 			if (filled < cap && mmget_not_zero(vma->vm_mm))
@@ -808,6 +980,14 @@ static struct map_entry *collect_maps(struct uprobe *uprobe, bool whole,
 	}
 	*nr = filled;
 	return maps;
+}
+
+static int cmp_maps(const void *a, const void *b)
+{
+	const struct mm_struct *x = ((const struct map_entry *)a)->mm;
+	const struct mm_struct *y = ((const struct map_entry *)b)->mm;
+
+	return x < y ? -1 : x > y;
 }
 
 static void free_maps(struct map_entry *maps, int nr)
@@ -838,25 +1018,33 @@ static bool __wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
  * maps any part of the file, so that sites whose text went away (detached)
  * are settled too.
  *
- * Return: 0, or the first error of an install when @ctx is
- * UPROBE_FILTER_REGISTER (removals do not fail the walk).
+ * Return: 0, or when @ctx is UPROBE_FILTER_REGISTER (removals do not fail
+ * the walk) the first error of an install, or -EOPNOTSUPP when executable
+ * mappings that a consumer wants exist and none of them can take the
+ * breakpoint (shared, writable or hugetlb ones): a probe that could never
+ * fire where it is asked for is refused, not accepted silently.
  */
 static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 {
 	bool adding = ctx == UPROBE_FILTER_REGISTER;
+	int i, nr, err = 0, ret, placed = 0, refused = 0;
 	struct map_entry *maps;
-	int i, nr, err = 0, ret;
 
 	lockdep_assert_held(&uprobe->reg_lock);
 	maps = collect_maps(uprobe, !adding, &nr);
 	if (IS_ERR(maps))
 		return PTR_ERR(maps);
+	/* An mm with several mappings of the file is visited once. */
+	sort(maps, nr, sizeof(*maps), cmp_maps, NULL);
 	for (i = 0; i < nr; i++) {
 		struct mm_struct *mm = maps[i].mm;
 
+		if (i && mm == maps[i - 1].mm)
+			continue;
+
 		mmap_write_lock(mm);
 		if (__wanted(uprobe, ctx, mm)) {
-			ret = install_sites(uprobe, mm);
+			ret = install_sites(uprobe, mm, &placed, &refused);
 			if (ret && !err && adding)
 				err = ret;
 		} else {
@@ -865,6 +1053,8 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 		mmap_write_unlock(mm);
 	}
 	free_maps(maps, nr);
+	if (!err && adding && refused && !placed)
+		err = -EOPNOTSUPP;
 	return err;
 }
 
@@ -911,12 +1101,16 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 	bool first;
 	int ret;
 
+	if (!uprobes_ready)
+		return -ENOMEM;
 	if (!uc->handler && !uc->ret_handler)
 		return -EINVAL;
-	if (!S_ISREG(inode->i_mode) ||
-	    (!inode->i_mapping->a_ops->read_folio &&
-	     !shmem_mapping(inode->i_mapping)))
+	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
+	/* hugetlbfs and the like: no page cache page to copy and patch */
+	if (!inode->i_mapping->a_ops->read_folio &&
+	    !shmem_mapping(inode->i_mapping))
+		return -EOPNOTSUPP;
 	if (offset < 0 || offset >= i_size_read(inode))
 		return -EINVAL;
 	if (ref_ctr_offset < 0 || (ref_ctr_offset & 1) ||
@@ -1074,14 +1268,41 @@ static void settle_detached(struct mm_struct *mm, struct vm_area_struct *vma)
 	}
 }
 
-/* Say why the probes in a mapping we may not patch stay out. */
+/*
+ * Say why @uprobe stays out of @vma, naming the process that owns the mm
+ * (a registration walk runs in another task). Rate-limited.
+ */
 static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe)
 {
-	pr_notice_ratelimited("uprobes: %s[%d]: not probing %pD at %#llx: %s mapping\n",
-			      current->comm, task_pid_nr(current), vma->vm_file,
-			      uprobe->offset,
-			      vma->vm_flags & VM_MAYSHARE ? "shared" :
-			      vma->vm_flags & VM_WRITE ? "writable" : "special");
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
+	struct task_struct *p, *t;
+	char comm[TASK_COMM_LEN] = "?";
+	pid_t pid = 0;
+
+	if (!__ratelimit(&rs))
+		return;
+	rcu_read_lock();
+	if (current->mm == vma->vm_mm) {	/* mmap(): the usual case */
+		t = current;
+		goto found;
+	}
+	for_each_process_thread(p, t) {
+		if (READ_ONCE(t->mm) == vma->vm_mm)
+			goto found;
+	}
+	t = NULL;
+found:
+	if (t) {
+		get_task_comm(comm, t);
+		pid = task_tgid_nr(t);
+	}
+	rcu_read_unlock();
+	pr_notice("uprobes: %s[%d]: not probing %pD at %#llx: %s mapping\n",
+		  comm, pid, vma->vm_file, uprobe->offset,
+		  vma->vm_flags & VM_MAYSHARE ? "shared" :
+		  vma->vm_flags & VM_WRITE ? "writable" :
+		  is_vm_hugetlb_page(vma) ? "hugetlb" : "special");
 }
 
 /* Install the probes of @ui that fall inside @vma and are wanted there. */
@@ -1136,7 +1357,8 @@ static void apply_pending_ref_ctrs(struct mm_struct *mm,
 
 		if (site->ref_ctr_done || site->detached ||
 		    !uprobe->ref_ctr_offset ||
-		    !vma_maps_offset(vma, inode, uprobe->ref_ctr_offset))
+		    !vma_maps_offset(vma, inode, uprobe->ref_ctr_offset) ||
+		    ctr_site(um, uprobe, site, true))
 			continue;
 		if (!update_ref_ctr(uprobe, mm, 1))
 			site->ref_ctr_done = true;
@@ -1162,6 +1384,8 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	if (!vma->vm_file)
 		return 0;
 	mmap_assert_write_locked(mm);
+	if (mm->uprobes_state.sites && mm->uprobes_state.sites->moving)
+		return 0;	/* uprobe_end_move() does it */
 	settle_detached(mm, vma);
 	ui = find_uprobe_inode(file_inode(vma->vm_file));
 	if (!ui)
@@ -1170,6 +1394,57 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	apply_pending_ref_ctrs(mm, vma);
 	put_uprobe_inode(ui);
 	return 0;
+}
+
+/**
+ * uprobe_start_move - mremap() is about to move part of @vma
+ * @vma: the source VMA; its mm's mmap_lock is held for write
+ *
+ * mremap() creates (or merges) the destination VMA, which calls
+ * uprobe_mmap(), before it moves the page tables there. Patching or
+ * reading the destination then would fault pages in that the moved page
+ * table entries overwrite: an orphaned page ("Bad rss-counter state") and
+ * a lost int3 or counter. So uprobe_mmap() waits for uprobe_end_move().
+ */
+void uprobe_start_move(struct vm_area_struct *vma)
+{
+	struct uprobe_inode *ui;
+	struct uprobes_mm *um;
+
+	mmap_assert_write_locked(vma->vm_mm);
+	if (!vma->vm_file)
+		return;
+	um = vma->vm_mm->uprobes_state.sites;
+	if (!um) {
+		ui = find_uprobe_inode(file_inode(vma->vm_file));
+		if (!ui)
+			return;		/* nothing of this file is probed */
+		put_uprobe_inode(ui);
+		um = get_uprobes_mm(vma->vm_mm);
+		if (!um)
+			return;
+	}
+	um->moving = true;
+}
+
+/**
+ * uprobe_end_move - mremap() moved the page tables (or gave up)
+ * @vma: the source VMA
+ * @new: the destination VMA, or NULL if the move failed and was undone
+ *
+ * Does what uprobe_mmap() left for now that the destination holds the
+ * moved entries: an int3 that moved along is found there and kept.
+ */
+void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new)
+{
+	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
+
+	mmap_assert_write_locked(vma->vm_mm);
+	if (!um || !um->moving)
+		return;
+	um->moving = false;
+	if (new)
+		uprobe_mmap(new);
 }
 
 /**
@@ -1240,18 +1515,20 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 	if (!um)
 		return;
 	xa_init(&um->sites);
+	/* Detached sites too: one may hold the +1 the child inherits. */
+	um->vmas_changed = old_um->vmas_changed;
 	xa_for_each(&old_um->sites, index, site) {
-		if (site->detached)
-			continue;
 		copy = kmemdup(site, sizeof(*site), GFP_KERNEL);
 		if (!copy)
 			break;
 		refcount_inc(&site->uprobe->ref);
+		copy->xol_slot = 0;	/* the child maps its own area */
 		if (xa_insert(&um->sites, index, copy, GFP_KERNEL)) {
 			put_uprobe(copy->uprobe);
 			kfree(copy);
 			break;
 		}
+		hot_add(newmm, um, copy);
 	}
 	newmm->uprobes_state.sites = um;
 }
@@ -1298,6 +1575,8 @@ void uprobe_clear_state(struct mm_struct *mm)
  * @lock: serialises slot allocation and writes to @pages
  * @next: the next slot never used so far
  * @slots: probed vaddr -> slot index (xa_mk_value), for reuse
+ * @owner: slot index -> the probe (id) and probed vaddr whose recipe the
+ *	slot holds; written before the slot is published in @slots
  *
  * A slot holds an instruction recipe that depends only on the original
  * instruction at the probed vaddr, so all threads share it, and it is never
@@ -1312,7 +1591,20 @@ struct xol_area {
 	struct mutex lock;	/* see the kernel-doc above */
 	unsigned int next;
 	struct xarray slots;
+	struct {
+		u64 id;
+		unsigned long vaddr;
+	} owner[XOL_SLOTS];
 };
+
+/* Does @slot hold the recipe of @uprobe at @vaddr? */
+static bool slot_is(struct xol_area *area, unsigned int slot,
+		    struct uprobe *uprobe, unsigned long vaddr)
+{
+	return slot && slot < XOL_SLOTS &&
+	       READ_ONCE(area->owner[slot].id) == uprobe->id &&
+	       READ_ONCE(area->owner[slot].vaddr) == vaddr;
+}
 
 static void free_xol_area(struct xol_area *area)
 {
@@ -1403,62 +1695,94 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 	return area ? area : map_xol_area(mm, 0);
 }
 
+/* Where slot @slot lives in the kernel's view: page index and offset. */
+static void *map_slot(struct xol_area *area, unsigned int slot,
+		      unsigned int *page)
+{
+	*page = slot / (PAGE_SIZE / UPROBE_XOL_SLOT_BYTES);
+	return kmap_local_page(area->pages[*page]) +
+	       (slot * UPROBE_XOL_SLOT_BYTES) % PAGE_SIZE;
+}
+
 /*
- * The user address of the slot that runs @uprobe's instruction probed at
- * @vaddr, filled on first use; 0 when the area is full or unavailable.
+ * The slot that runs @uprobe's instruction probed at @vaddr, filled on
+ * first use; 0 when the area is full or unavailable. *@slot is a hint (the
+ * site's last slot), checked and updated.
+ *
+ * A slot's recipe depends only on the probe (its decoded instruction, never
+ * changed once analysed), @vaddr and the slot's own address, and a used
+ * slot is never rewritten, so a slot whose owner is (@uprobe, @vaddr) is
+ * reused without a lock: that is every hit after the first in this mm.
+ *
+ * Return: the slot's user address, or 0.
  */
 static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
-			      unsigned long vaddr)
+			      unsigned long vaddr, unsigned int *slot)
 {
-	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
 	struct xol_area *area = get_xol_area(mm);
-	unsigned int slot, page, off;
+	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
+	unsigned int page, next;
 	void *entry;
 	int len;
 
 	if (IS_ERR(area))
 		return 0;
+	if (slot_is(area, *slot, uprobe, vaddr)) {
+		smp_rmb();	/* the recipe after its owner: see smp_wmb() */
+		return slot_vaddr(area, *slot);
+	}
+
 	mutex_lock(&area->lock);
 	entry = xa_load(&area->slots, vaddr);
-	if (entry) {
-		slot = xa_to_value(entry);
-		len = arch_uprobe_fill_slot(&uprobe->arch, recipe,
-					    slot_vaddr(area, slot), vaddr);
-		page = slot / (PAGE_SIZE / UPROBE_XOL_SLOT_BYTES);
-		off = (slot * UPROBE_XOL_SLOT_BYTES) % PAGE_SIZE;
-		kaddr = kmap_local_page(area->pages[page]);
-		if (len > 0 && !memcmp(kaddr + off, recipe, len)) {
-			kunmap_local(kaddr);
-			goto out;	/* the same recipe: reuse */
-		}
-		kunmap_local(kaddr);
-	}
-	if (area->next >= XOL_SLOTS) {
-		slot = 0;
+	if (entry && slot_is(area, xa_to_value(entry), uprobe, vaddr)) {
+		*slot = xa_to_value(entry);
 		goto unlock;
 	}
-	slot = area->next;
+	/* New, or another instruction now at @vaddr: the old slot retires. */
+	*slot = 0;
+	next = area->next;
+	if (next >= XOL_SLOTS)
+		goto unlock;
 	len = arch_uprobe_fill_slot(&uprobe->arch, recipe,
-				    slot_vaddr(area, slot), vaddr);
-	if (len <= 0 || len > UPROBE_XOL_SLOT_BYTES ||
-	    xa_err(xa_store(&area->slots, vaddr, xa_mk_value(slot),
-			    GFP_KERNEL))) {
-		slot = 0;
+				    slot_vaddr(area, next), vaddr);
+	if (len <= 0 || len > UPROBE_XOL_SLOT_BYTES)
 		goto unlock;
-	}
-	area->next++;
-	page = slot / (PAGE_SIZE / UPROBE_XOL_SLOT_BYTES);
-	off = (slot * UPROBE_XOL_SLOT_BYTES) % PAGE_SIZE;
-	kaddr = kmap_local_page(area->pages[page]);
-	memcpy(kaddr + off, recipe, len);
+	kaddr = map_slot(area, next, &page);
+	memcpy(kaddr, recipe, len);
 	kunmap_local(kaddr);
 	flush_dcache_page(area->pages[page]);
-out:
-	mutex_unlock(&area->lock);
-	return slot_vaddr(area, slot);
+	/*
+	 * Recipe, then owner, then publication: a reader that finds the
+	 * owner (through @slots or a hint) finds the recipe written. Pairs
+	 * with the smp_rmb() above.
+	 */
+	smp_wmb();
+	WRITE_ONCE(area->owner[next].id, uprobe->id);
+	WRITE_ONCE(area->owner[next].vaddr, vaddr);
+	if (xa_err(xa_store(&area->slots, vaddr, xa_mk_value(next),
+			    GFP_KERNEL)))
+		goto unlock;	/* the written slot stays unused */
+	*slot = next;
+	area->next++;
 unlock:
 	mutex_unlock(&area->lock);
-	return 0;
+	return *slot ? slot_vaddr(area, *slot) : 0;
+}
+
+/* Remember the slot of the site at @vaddr for its next hit. */
+static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
+		       unsigned long vaddr, unsigned int slot)
+{
+	struct uprobes_mm *um = READ_ONCE(mm->uprobes_state.sites);
+	struct uprobe_site *site;
+
+	if (!um)
+		return;
+	rcu_read_lock();
+	site = site_lookup(um, vaddr);
+	if (site && site->uprobe == uprobe)
+		WRITE_ONCE(site->xol_slot, slot);
+	rcu_read_unlock();
 }
 
 /* ------------------------------------------------------- per task */
@@ -1610,7 +1934,7 @@ bool uprobe_int3_hit(struct pt_regs *regs)
 	if (!um)
 		return false;
 	rcu_read_lock();
-	site = xa_load(&um->sites, bp);
+	site = site_lookup(um, bp);
 	ours = site || READ_ONCE(um->vmas_changed);
 	rcu_read_unlock();
 	if (ours)
@@ -1651,7 +1975,11 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 	return instruction_pointer(regs);
 }
 
-/* Run the handlers of @uprobe; true if they all asked to be removed. */
+/*
+ * Run the handlers of @uprobe; true if they all asked to be removed, or if
+ * there are none (a removal that failed earlier, for lack of memory, is
+ * retried here; remove_current_site() re-checks under mmap_lock).
+ */
 static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 			 bool *want_return)
 {
@@ -1667,7 +1995,7 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 		remove &= rc == UPROBE_HANDLER_REMOVE;
 		*want_return |= !!uc->ret_handler;
 	}
-	return remove && !list_empty(&uprobe->consumers);
+	return remove;
 }
 
 /* Hijack the return address so that @uprobe's return handlers run. */
@@ -1805,14 +2133,17 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 		xa_for_each(&um->sites, index, site) {
 			if (site->uprobe != found || !site->detached)
 				continue;
+			hot_del(mm, um, site);
 			xa_erase(&um->sites, index);
-			site->vaddr = bp;
+			WRITE_ONCE(site->vaddr, bp);
+			site->xol_slot = 0;
 			site->detached = false;
 			if (xa_insert(&um->sites, bp, site, GFP_KERNEL)) {
 				put_uprobe(site->uprobe);
 				call_rcu(&site->rcu, free_site_rcu);
 				break;
 			}
+			hot_add(mm, um, site);
 			uprobe = found;	/* the site holds a reference */
 			break;
 		}
@@ -1835,19 +2166,22 @@ unlock:
 
 /* The probe behind the int3 at @bp: an attached site, else the slow path. */
 static struct uprobe *find_hit(struct mm_struct *mm, unsigned long bp,
-			       bool *foreign)
+			       bool *foreign, unsigned int *slot)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
 
 	*foreign = false;
+	*slot = 0;
 	if (!um)
 		return NULL;
 	rcu_read_lock();
-	site = xa_load(&um->sites, bp);
-	if (site && !READ_ONCE(site->detached))
+	site = site_lookup(um, bp);
+	if (site && !READ_ONCE(site->detached)) {
 		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
+		*slot = READ_ONCE(site->xol_slot);
+	}
 	rcu_read_unlock();
 	return uprobe ? uprobe : find_hit_slow(mm, um, bp, foreign);
 }
@@ -1855,8 +2189,9 @@ static struct uprobe *find_hit(struct mm_struct *mm, unsigned long bp,
 /* The breakpoint at regs->ip - 1 is ours: handle the hit. */
 static void handle_hit(struct pt_regs *regs)
 {
-	unsigned long bp = arch_uprobe_swbp_addr(regs), slot = 0;
+	unsigned long bp = arch_uprobe_swbp_addr(regs), slot_addr;
 	struct mm_struct *mm = current->mm;
+	unsigned int slot, hint;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
 	struct xol_area *area;
@@ -1873,7 +2208,7 @@ static void handle_hit(struct pt_regs *regs)
 	instruction_pointer_set(regs, bp);
 
 	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_hit(mm, bp, &foreign);
+	uprobe = find_hit(mm, bp, &foreign, &hint);
 	if (!uprobe && foreign) {
 		/* Somebody else's int3: what the kernel would have done. */
 		instruction_pointer_set(regs, bp + UPROBE_SWBP_INSN_SIZE);
@@ -1895,8 +2230,11 @@ static void handle_hit(struct pt_regs *regs)
 	if (arch_uprobe_emulate(&uprobe->arch, regs))
 		goto done;
 
-	slot = get_slot(mm, uprobe, bp);
-	if (!slot || !get_uprobe(uprobe)) {
+	slot = hint;
+	slot_addr = get_slot(mm, uprobe, bp, &slot);
+	if (slot != hint)
+		cache_slot(mm, uprobe, bp, slot);
+	if (!slot_addr || !get_uprobe(uprobe)) {
 		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
 		remove_current_site(uprobe, bp);
@@ -1904,7 +2242,7 @@ static void handle_hit(struct pt_regs *regs)
 	}
 	utask->active = uprobe;
 	utask->vaddr = bp;
-	utask->xol_vaddr = slot;
+	utask->xol_vaddr = slot_addr;
 	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
 		utask->active = NULL;
 		put_uprobe(uprobe);
@@ -2007,6 +2345,7 @@ bool uprobe_deny_signal(void)
 
 void __init uprobes_init(void)
 {
-	if (rhashtable_init(&uprobe_inodes, &uprobe_inodes_params))
-		panic("uprobes: cannot allocate the probe table\n");
+	/* Without the table uprobes stay off: registration says -ENOMEM. */
+	uprobes_ready = !WARN_ON_ONCE(rhashtable_init(&uprobe_inodes,
+						      &uprobe_inodes_params));
 }
