@@ -55,11 +55,14 @@ void set_task_blockstep(struct task_struct *t, bool on)
 	}
 }
 
+static int sigtrap_code;
+
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code)
 {
 	current->thread.trap_nr = X86_TRAP_DB;
 	nr_sigtrap++;
 	sigtrap_ip = regs->ip;
+	sigtrap_code = si_code;
 }
 
 int register_die_notifier(struct notifier_block *nb)
@@ -780,6 +783,100 @@ static void test_step(void)
 	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "mode mismatch");
 }
 
+static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6);
+
+/* Watchpoints (ptrace data breakpoints) hit by the stepped copy. */
+static void test_watchpoint(void)
+{
+	unsigned long v = 0x400000, slot = 0x7fff0000, dr6;
+	struct arch_uprobe au;
+	struct pt_regs r;
+
+	umem_lo = (unsigned long)ustack;
+	umem_hi = umem_lo + sizeof(ustack);
+	if (!die_nb)
+		aup_test_initcall();
+	nr_sigtrap = 0;
+
+	/* add %rax, (%rdi): the #DB has DR_STEP and a ptrace watchpoint bit */
+	analyze_hex(&au, "48 01 07", false);
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	r.ip = slot + 3;
+	dr6 = DR_STEP;
+	test_task.thread.virtual_dr6 = DR_STEP | DR_TRAP1;
+	sstep_done_ret = true;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_STOP && !dr6 &&
+	      !test_task.thread.virtual_dr6 && test_utask.autask.dr6 == DR_TRAP1,
+	      "step + watchpoint claimed");
+	CHECK(!arch_uprobe_xol_was_trapped(&test_task), "no fault: not aborted");
+	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 3, "step completes once");
+	CHECK(nr_sigtrap == 1 && sigtrap_ip == v + 3 && sigtrap_code == TRAP_HWBKPT &&
+	      test_task.thread.virtual_dr6 == DR_TRAP1 && !(r.flags & X86_EFLAGS_TF),
+	      "watchpoint reported after the instruction");
+	nr_sigtrap = 0;
+
+	/* ...and the program's own single-step too */
+	regs_init(&r, v);
+	r.flags |= X86_EFLAGS_TF;
+	begin_step(&au, &r, v, slot);
+	r.ip = slot + 3;
+	dr6 = DR_STEP | DR_TRAP0;			/* no perf bp took DR0 */
+	test_task.thread.virtual_dr6 = DR_STEP;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_STOP, "step + raw trap bit");
+	CHECK(!arch_uprobe_post_xol(&au, &r) && nr_sigtrap == 1 && sigtrap_code == TRAP_TRACE &&
+	      test_task.thread.virtual_dr6 == (DR_STEP | DR_TRAP0), "step and watchpoint");
+	nr_sigtrap = 0;
+
+	/* a bus lock still goes to exc_debug_user() */
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	r.ip = slot + 3;
+	dr6 = DR_STEP | DR_BUS_LOCK;
+	test_task.thread.virtual_dr6 = DR_STEP;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && dr6 == DR_BUS_LOCK &&
+	      !test_task.thread.virtual_dr6, "bus lock passed on");
+	CHECK(!arch_uprobe_post_xol(&au, &r) && !nr_sigtrap, "bus lock: no SIGTRAP");
+
+	/* a trap-only #DB when not stepping is not ours */
+	sstep_done_ret = false;
+	dr6 = DR_TRAP1;
+	test_task.thread.virtual_dr6 = DR_TRAP1;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && dr6 == DR_TRAP1 &&
+	      test_task.thread.virtual_dr6 == DR_TRAP1, "not stepping");
+	sstep_done_ret = true;
+
+	/* rep movsb: a watchpoint between iterations run without TF */
+	analyze_hex(&au, "f3 a4", false);
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	CHECK(arch_uprobe_post_xol(&au, &r) == -EAGAIN, "rep: first iteration");
+	dr6 = DR_TRAP2;
+	test_task.thread.virtual_dr6 = DR_TRAP2;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_STOP, "rep: watchpoint claimed");
+	CHECK(arch_uprobe_post_xol(&au, &r) == -EFAULT && r.ip == v && nr_sigtrap == 1 &&
+	      sigtrap_ip == v && sigtrap_code == TRAP_HWBKPT, "rep: reported on the insn");
+	arch_uprobe_abort_xol(&au, &r);
+	CHECK(r.ip == v && !(r.flags & X86_EFLAGS_TF) &&
+	      test_task.thread.trap_nr == X86_TRAP_DB, "rep: aborted");
+	nr_sigtrap = 0;
+	/* ...with the program stepping itself: its step is reported too */
+	regs_init(&r, v);
+	r.flags |= X86_EFLAGS_TF;
+	begin_step(&au, &r, v, slot);
+	dr6 = DR_STEP;
+	test_task.thread.virtual_dr6 = DR_STEP | DR_TRAP2;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_STOP, "rep, TF: claimed");
+	CHECK(arch_uprobe_post_xol(&au, &r) == -EFAULT && sigtrap_code == TRAP_TRACE &&
+	      test_task.thread.virtual_dr6 == (DR_STEP | DR_TRAP2) && sigtrap_ip == v,
+	      "rep, TF: step and watchpoint on the insn");
+	arch_uprobe_abort_xol(&au, &r);
+	CHECK(r.ip == v && (r.flags & X86_EFLAGS_TF), "rep, TF: aborted, TF kept");
+	nr_sigtrap = 0;
+	sstep_done_ret = false;
+	test_task.thread.virtual_dr6 = 0;
+}
+
 static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6)
 {
 	struct die_args args = { .regs = r, .err = (long)dr6 };
@@ -835,8 +932,10 @@ static void test_notifiers(void)
 	      !test_task.thread.virtual_dr6, "our step");
 	dr6 = DR_STEP | 1;				/* + watchpoint 0 */
 	test_task.thread.virtual_dr6 = DR_STEP;
-	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && dr6 == 1 &&
-	      !test_task.thread.virtual_dr6, "our step + watchpoint");
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_STOP && !dr6 &&
+	      !test_task.thread.virtual_dr6 && test_utask.autask.dr6 == 1,
+	      "our step + watchpoint: reported by post_xol");
+	test_utask.autask.dr6 = 0;
 	sstep_done_ret = false;
 	dr6 = DR_STEP;
 	test_task.thread.virtual_dr6 = DR_STEP;
@@ -1698,6 +1797,7 @@ int main(int argc, char **argv)
 	test_step();
 	test_uretprobe();
 	test_notifiers();
+	test_watchpoint();
 	printf("table: %zu cases, %d failures\n", ARRAY_SIZE(cases), failures);
 	if (failures)
 		return 1;

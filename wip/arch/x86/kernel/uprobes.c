@@ -74,16 +74,21 @@
  * opcode missing from its map, a REX prefix followed by another prefix).
  * enter and leave are stepped: they are straight-line and trap normally.
  *
- * TF and signals: pre_xol records whether the program had TF set itself (or
- * ptrace single-steps it), suspends ptrace block-step (BTF) for our step,
- * sets TF, and puts a sentinel in thread.trap_nr: a fault taken by the copy
- * replaces it (arch_uprobe_xol_was_trapped()) and keeps its own value for
- * the signal frame. The #DB notifier consumes DR_STEP (in dr6 and
- * virtual_dr6) for our step only; other debug events in the same #DB go
- * on to exc_debug_user(). post_xol clears TF unless the program had it; if
- * the program was being stepped it then reports the step as the CPU would
- * have (DR_STEP in virtual_dr6, SIGTRAP/TRAP_TRACE at the next instruction),
- * and for block-step only after a taken branch, re-arming BTF otherwise.
+ * TF, signals and debug traps: pre_xol records whether the program had TF
+ * set itself (or ptrace single-steps it), suspends ptrace block-step (BTF)
+ * for our step, sets TF, and puts a sentinel in thread.trap_nr: a fault
+ * taken by the copy replaces it (arch_uprobe_xol_was_trapped()) and keeps
+ * its own value for the signal frame, whose ip abort_xol puts back at
+ * vaddr with the program's own registers. The #DB notifier claims the #DB
+ * that ends our step: it consumes DR_STEP, and also the data-breakpoint
+ * bits (a ptrace watchpoint hit by the copy), which post_xol reports with
+ * the SIGTRAP the CPU would have caused, at the next instruction once the
+ * step is fixed up (reporting them right away would have aborted the
+ * completed step and run the instruction twice); a bus-lock #DB goes on to
+ * exc_debug_user(). post_xol clears TF unless the program had it; if the
+ * program was being stepped it then reports the step as the CPU would have
+ * (DR_STEP in virtual_dr6, SIGTRAP/TRAP_TRACE at the next instruction), and
+ * for block-step only after a taken branch, re-arming BTF otherwise.
  * A stepped pushf has our TF cleared in the pushed word (a TF that was set
  * before our step stays, as it does natively under ptrace).
  *
@@ -121,6 +126,7 @@
 #include <asm/insn.h>
 #include <asm/mmu_context.h>
 #include <asm/processor.h>
+#include <asm/traps.h>
 
 /* How an emulated instruction is carried out (arch_uprobe.emul). */
 enum aup_emul {
@@ -987,6 +993,7 @@ int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	if (!aup_mode_ok(au, regs))
 		return -ENOEXEC;
 
+	at->dr6 = 0;
 	at->tf_was_set = regs->flags & X86_EFLAGS_TF;
 	at->blockstep = test_thread_flag(TIF_BLOCKSTEP);
 	if (at->blockstep)
@@ -1023,6 +1030,13 @@ static void aup_undo(struct arch_uprobe *au, struct pt_regs *regs,
 		set_task_blockstep(current, true);
 }
 
+/* Report debug-trap bits to the program, as exc_debug_user() does. */
+static void aup_sigtrap(struct pt_regs *regs, unsigned long dr6)
+{
+	current->thread.virtual_dr6 = dr6;
+	send_sigtrap(regs, 0, get_si_code(dr6));
+}
+
 /* Write the low @size bytes of @val at user @addr. */
 static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
 {
@@ -1040,17 +1054,19 @@ static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
  * @regs->ip rewound to the end of the copy). Restores the scratch register
  * and trap_nr, moves ip back to the original code (next instruction or
  * branch target), corrects a call's return address and a pushf's TF, and
- * gives TF back to the program; if the program itself was stepping, it gets
- * the SIGTRAP the CPU would have sent after this instruction.
+ * gives TF back to the program; if the program itself was stepping, or a
+ * watchpoint triggered, it gets the SIGTRAP the CPU would have sent after
+ * this instruction.
  *
  * Context: process context, IRQs enabled, may fault on user memory.
  *
  * Return: 0 when done; -EAGAIN if a rep string instruction stopped after
  * an iteration (the task stays in the slot: return to user mode in the
  * same state, without calling pre_xol again; the end is reported through
- * uprobe_sstep_done() as usual); -EFAULT if the step did not complete or
- * its result could not be fixed (the core then calls
- * arch_uprobe_abort_xol()).
+ * uprobe_sstep_done() as usual); -EFAULT if the step did not complete, or
+ * ended in a trap reported at the probed address, or its result could not
+ * be fixed (the core then calls arch_uprobe_abort_xol(), which puts ip back
+ * at the probed address).
  */
 int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 {
@@ -1060,9 +1076,25 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	unsigned long next = aup_trunc(au, ut->vaddr + au->len);
 	unsigned int size = au->ia32 ? 4 : 8;
 	bool taken = true, report;
+	unsigned long bits;
 
 	if (current->thread.trap_nr != AUP_TRAP_NR)
 		return -EFAULT;
+	if (regs->ip == ut->xol_vaddr && at->dr6) {
+		/*
+		 * A watchpoint between two iterations of a rep string
+		 * instruction: the CPU reports it (and the program's own
+		 * step) with ip on the instruction, whose registers say how
+		 * far it got. abort_xol must leave BTF off, as after any #DB.
+		 */
+		bits = at->dr6;
+		if (at->tf_was_set && !at->blockstep)
+			bits |= DR_STEP;
+		at->blockstep = false;
+		regs->ip = ut->vaddr;
+		aup_sigtrap(regs, bits);
+		return -EFAULT;
+	}
 	if ((au->fixups & AUP_FIX_REP) && regs->ip == ut->xol_vaddr) {
 		/*
 		 * Rep string instructions trap after every iteration. Let the
@@ -1106,14 +1138,14 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	/*
 	 * Block-step traps after taken branches only: a taken one is reported
 	 * (the CPU clears BTF when it traps), otherwise block-step goes on.
+	 * Watchpoints trap whatever the TF.
 	 */
 	report = at->blockstep ? (au->fixups & AUP_FIX_BRANCH) && taken :
 				 at->tf_was_set;
-	aup_undo(au, regs, !report);
-	if (report) {
-		current->thread.virtual_dr6 |= DR_STEP;
-		send_sigtrap(regs, 0, TRAP_TRACE);
-	}
+	bits = at->dr6 | (report ? DR_STEP : 0);
+	aup_undo(au, regs, !bits);
+	if (bits)
+		aup_sigtrap(regs, bits);
 	return 0;
 }
 
@@ -1177,22 +1209,28 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 	return false;
 }
 
-/* #DB: claim the single-step trap of our step, and only that. */
+/*
+ * #DB: claim the one that ends our step (DR_STEP, or a data breakpoint
+ * while a rep string copy runs on untraced), and only that.
+ */
 static nokprobe_inline int aup_debug(struct pt_regs *regs, unsigned long *dr6)
 {
-	if (!(*dr6 & DR_STEP) || !uprobe_sstep_done(regs))
+	struct thread_struct *t = &current->thread;
+	unsigned long trap = (*dr6 | t->virtual_dr6) & DR_TRAP_BITS;
+
+	if ((!(*dr6 & DR_STEP) && !trap) || !uprobe_sstep_done(regs))
 		return NOTIFY_DONE;
 	/*
-	 * The step was ours: the program must neither see DR_STEP in DR6
-	 * nor get a SIGTRAP for it (post_xol reports the program's own step).
-	 * Anything else in DR6 (a watchpoint hit by the copy, a bus lock) is
-	 * still handled by exc_debug_user().
+	 * The program must neither see our DR_STEP nor get a SIGTRAP for it;
+	 * a watchpoint the copy hit (hw_breakpoint moved ptrace's into
+	 * virtual_dr6) is reported by post_xol once the step is fixed up,
+	 * with the ip the CPU would have shown. A bus lock is still handled
+	 * by exc_debug_user(), which sends no SIGTRAP for it.
 	 */
-	*dr6 &= ~DR_STEP;
-	current->thread.virtual_dr6 &= ~DR_STEP;
-	if (*dr6 || current->thread.virtual_dr6)
-		return NOTIFY_DONE;
-	return NOTIFY_STOP;
+	current->utask->autask.dr6 = trap;
+	*dr6 &= ~(DR_STEP | DR_TRAP_BITS);
+	t->virtual_dr6 &= ~(DR_STEP | DR_TRAP_BITS);
+	return *dr6 ? NOTIFY_DONE : NOTIFY_STOP;
 }
 
 static int aup_notify(struct notifier_block *nb, unsigned long val, void *data)

@@ -63,9 +63,17 @@ struct pt_regs {
 #define X86_EFLAGS_RF	0x10000UL
 #define X86_EFLAGS_VM	0x20000UL
 
+#define DR_TRAP0	0x1UL
+#define DR_TRAP1	0x2UL
+#define DR_TRAP2	0x4UL
+#define DR_TRAP3	0x8UL
+#define DR_TRAP_BITS	0xfUL
+#define DR_BUS_LOCK	0x800UL
 #define DR_STEP		0x4000UL
 #ifndef TRAP_TRACE
 #define TRAP_TRACE	2
+#define TRAP_BRKPT	1
+#define TRAP_HWBKPT	4
 #endif
 #define X86_TRAP_DB	1
 #define TASK_SIZE_MAX	((1UL << 47) - 4096)
@@ -120,6 +128,16 @@ static inline bool test_thread_flag(int flag)
 
 void set_task_blockstep(struct task_struct *t, bool on);
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code);
+
+static inline int get_si_code(unsigned long condition)
+{
+	if (condition & DR_STEP)
+		return TRAP_TRACE;
+	else if (condition & DR_TRAP_BITS)
+		return TRAP_HWBKPT;
+	else
+		return TRAP_BRKPT;
+}
 
 int aup_test_put(void *addr, u64 val, unsigned int size);
 int aup_test_get(const void *addr, u64 *val, unsigned int size);

@@ -79,6 +79,8 @@ struct arch_uprobe {
  * @saved_scratch: user value of the scratch register during a RIP-relative
  *	step
  * @saved_trap_nr: thread.trap_nr before the step, restored after it
+ * @dr6: debug-trap bits (data breakpoints) of the #DB that ended the step,
+ *	reported to the program once the step is fixed up
  * @tf_was_set: the program itself had TF set (its own, or a ptrace single
  *	step): keep TF and report the step to it afterwards
  * @blockstep: ptrace block-step (BTF) was on; suspended during our step
@@ -86,6 +88,7 @@ struct arch_uprobe {
 struct arch_uprobe_task {
 	unsigned long saved_scratch;
 	unsigned long saved_trap_nr;
+	unsigned long dr6;
 	bool tf_was_set;
 	bool blockstep;
 };
