@@ -877,6 +877,25 @@ static void test_watchpoint(void)
 	test_task.thread.virtual_dr6 = 0;
 }
 
+/* Block-step (BTF) without TF does nothing natively: no report. */
+static void test_blockstep_no_tf(void)
+{
+	unsigned long v = 0x400000, slot = 0x7fff0000;
+	struct arch_uprobe au;
+	struct pt_regs r;
+
+	analyze_hex(&au, "c3", false);
+	regs_init(&r, v);
+	test_task.tif = BIT(TIF_BLOCKSTEP);
+	nr_sigtrap = 0;
+	begin_step(&au, &r, v, slot);
+	r.ip = 0x401000;
+	r.sp += 8;
+	CHECK(!arch_uprobe_post_xol(&au, &r) && !nr_sigtrap &&
+	      (test_task.tif & BIT(TIF_BLOCKSTEP)), "BTF without TF: no report, re-armed");
+	test_task.tif = 0;
+}
+
 static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6)
 {
 	struct die_args args = { .regs = r, .err = (long)dr6 };
@@ -1798,6 +1817,7 @@ int main(int argc, char **argv)
 	test_uretprobe();
 	test_notifiers();
 	test_watchpoint();
+	test_blockstep_no_tf();
 	printf("table: %zu cases, %d failures\n", ARRAY_SIZE(cases), failures);
 	if (failures)
 		return 1;

@@ -1136,12 +1136,12 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		regs->ip = next;
 
 	/*
-	 * Block-step traps after taken branches only: a taken one is reported
-	 * (the CPU clears BTF when it traps), otherwise block-step goes on.
-	 * Watchpoints trap whatever the TF.
+	 * TF traps after every instruction; with BTF too, only after taken
+	 * branches (and the CPU clears BTF when it traps), so block-step
+	 * otherwise goes on. Watchpoints trap whatever the TF.
 	 */
-	report = at->blockstep ? (au->fixups & AUP_FIX_BRANCH) && taken :
-				 at->tf_was_set;
+	report = at->tf_was_set &&
+		 (!at->blockstep || ((au->fixups & AUP_FIX_BRANCH) && taken));
 	bits = at->dr6 | (report ? DR_STEP : 0);
 	aup_undo(au, regs, !bits);
 	if (bits)
