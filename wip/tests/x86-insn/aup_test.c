@@ -36,6 +36,7 @@
 static struct uprobe_task test_utask;
 static struct task_struct test_task = { .utask = &test_utask };
 struct task_struct *aup_test_current = &test_task;
+struct cpuinfo_x86 boot_cpu_data = { .x86_virt_bits = 48 };
 
 static int nr_sigtrap, nr_blockstep_on, nr_blockstep_off;
 static unsigned long sigtrap_ip;
@@ -55,7 +56,7 @@ void set_task_blockstep(struct task_struct *t, bool on)
 	}
 }
 
-static int sigtrap_code;
+static int sigtrap_code, nr_force_sig, force_sig_nr;
 
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code)
 {
@@ -63,6 +64,12 @@ void send_sigtrap(struct pt_regs *regs, int error_code, int si_code)
 	nr_sigtrap++;
 	sigtrap_ip = regs->ip;
 	sigtrap_code = si_code;
+}
+
+void force_sig(int sig)
+{
+	nr_force_sig++;
+	force_sig_nr = sig;
 }
 
 int register_die_notifier(struct notifier_block *nb)
@@ -160,6 +167,15 @@ static int analyze_bytes(struct arch_uprobe *au, const u8 *b, int n, bool ia32)
 	return arch_uprobe_analyze_insn(au, ia32 ? &mm : NULL, 0);
 }
 
+/* Size of the displacement of a relative branch: its last bytes. */
+static int rel_bytes(const struct arch_uprobe *au)
+{
+	struct insn insn;
+
+	insn_decode(&insn, au->xol, MAX_UINSN_BYTES, au->ia32 ? INSN_MODE_32 : INSN_MODE_64);
+	return insn.immediate.nbytes;
+}
+
 /* ------------------------------------------------------- table of cases */
 
 #define ANY	-1
@@ -187,7 +203,7 @@ struct tcase {
 
 #define IP	AUP_FIX_IP
 #define BR	(AUP_FIX_RELBR | AUP_FIX_BRANCH)
-#define BR32	(AUP_FIX_RELBR | AUP_FIX_REL32 | AUP_FIX_BRANCH)
+#define BR32	BR
 
 static const struct tcase cases[] = {
 	/* nops */
@@ -384,6 +400,15 @@ static void test_table(void)
 		if (c->xol) {
 			CHECK(parse_hex(c->xol, x, 15) == au.xol_len &&
 			      !memcmp(x, au.xol, au.xol_len), "%s: xol", c->hex);
+		} else if (au.fixups & AUP_FIX_RELBR) {
+			/* the copy branches to the slot's landing int3: +1 */
+			int k = rel_bytes(&au);
+			s32 one = 1;
+
+			memcpy(x, au.insn, n);
+			memcpy(x + n - k, &one, k);
+			CHECK((k == 1 || k == 4) && au.xol_len == n && !memcmp(x, au.xol, n),
+			      "%s: relative branch copy", c->hex);
 		} else {
 			CHECK(au.xol_len == au.len && !memcmp(au.xol, au.insn, au.len),
 			      "%s: xol differs from insn", c->hex);
@@ -609,7 +634,8 @@ static void begin_step(struct arch_uprobe *au, struct pt_regs *r, unsigned long 
 {
 	u8 buf[UPROBE_XOL_SLOT_BYTES];
 
-	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) == au->xol_len + 1, "fill");
+	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) ==
+	      au->xol_len + 1 + !!(au->fixups & AUP_FIX_RELBR), "fill");
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
 	test_utask.auprobe = au;
@@ -678,23 +704,55 @@ static void test_step(void)
 	memcpy(&w, (void *)r.sp, 8);
 	CHECK(r.ip == 0x401000 && w == v + 2 && r.sp == sp0 - 8, "call *%%rax fix");
 
-	/* call rel32, stepped: retargeted in the slot when reachable */
+	/* call rel32, stepped: lands in the slot, whatever the distance */
 	analyze_hex(&au, "e8 00 01 00 00", false);
-	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == 6 && buf[5] == 0xcc, "fill call");
-	memcpy(&rel, buf + 1, 4);
-	CHECK(slot + 5 + rel == v + 5 + 0x100, "retargeted %#x", rel);
-	arch_uprobe_fill_slot(&au, buf, 0x7f0000000000UL, v);
-	memcpy(&rel, buf + 1, 4);
-	CHECK(rel == 0x100, "out of reach: original rel kept");
 	regs_init(&r, v);
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == 7 && buf[5] == 0xcc &&
+	      buf[6] == 0xcc, "fill call");
+	memcpy(&rel, buf + 1, 4);
+	CHECK(rel == 1, "call lands on the slot's second int3: %#x", rel);
 	begin_step(&au, &r, v, 0x7f0000000000UL);
 	r.sp -= 8;
 	w = 0x7f0000000000UL + 5;
 	memcpy((void *)r.sp, &w, 8);
-	r.ip = 0x7f0000000000UL + 5 + 0x100;
+	r.ip = 0x7f0000000000UL + 5 + 1;
 	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 5 + 0x100, "call rel target");
 	memcpy(&w, (void *)r.sp, 8);
 	CHECK(w == v + 5, "call rel return address");
+
+	/* a taken branch to a non-canonical address: #GP at vaddr, nothing pushed */
+	analyze_hex(&au, "e8 00 00 00 40", false);
+	v = 0x7fffc0000000UL;
+	regs_init(&r, v);
+	sp0 = r.sp;
+	nr_force_sig = 0;
+	begin_step(&au, &r, v, slot);
+	r.sp -= 8;
+	r.ip = slot + 5 + 1;
+	CHECK(arch_uprobe_post_xol(&au, &r) == -EFAULT && nr_force_sig == 1 &&
+	      force_sig_nr == SIGSEGV && test_task.thread.trap_nr == X86_TRAP_GP &&
+	      r.sp == sp0, "call to a non-canonical address");
+	arch_uprobe_abort_xol(&au, &r);
+	CHECK(r.ip == v && !(r.flags & X86_EFLAGS_TF) && test_task.thread.trap_nr == X86_TRAP_GP,
+	      "...reported at vaddr");
+	/* ...canonical with 5-level paging */
+	boot_cpu_data.x86_virt_bits = 57;
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	r.sp -= 8;
+	r.ip = slot + 5 + 1;
+	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 5 + 0x40000000UL,
+	      "call above 2^47 with LA57");
+	boot_cpu_data.x86_virt_bits = 48;
+	/* ...not taken: no check */
+	analyze_hex(&au, "0f 84 00 00 00 40", false);
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	r.ip = slot + 6;
+	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 6, "jcc not taken near the top");
+	v = 0x400000;
+	nr_force_sig = 0;
+	test_task.thread.trap_nr = 14;
 
 	/* jcc stepped: not taken, taken */
 	analyze_hex(&au, "74 10", false);
@@ -704,8 +762,20 @@ static void test_step(void)
 	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 2, "jcc not taken");
 	regs_init(&r, v);
 	begin_step(&au, &r, v, slot);
-	r.ip = slot + 2 + 0x10;
+	r.ip = slot + 2 + 1;
 	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 0x12, "jcc taken");
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	r.ip = slot + 2 + 0x10;
+	CHECK(arch_uprobe_post_xol(&au, &r) == -EFAULT, "jcc: ip elsewhere");
+	arch_uprobe_abort_xol(&au, &r);
+	/* 32-bit: target wraps at 4 GiB */
+	analyze_hex(&au, "e9 00 00 00 80", true);
+	regs_init(&r, 0x80000000UL);
+	r.cs = __USER32_CS;
+	begin_step(&au, &r, 0x80000000UL, slot);
+	r.ip = slot + 5 + 1;
+	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == 5, "jmp32 wraps (step): %#lx", r.ip);
 
 	/* rep movsb: stops after an iteration with ip at the slot */
 	analyze_hex(&au, "f3 a4", false);
@@ -1425,10 +1495,13 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 	struct pt_regs r;
 	int ret, n;
 
-	memset((void *)slot, 0xcc, SLOT_SIZE);
-	if (arch_uprobe_fill_slot(au, (void *)slot, slot, CODE_V) != au->xol_len + 1)
-		return false;
+	memset((void *)slot, 0, SLOT_SIZE);
 	cpu_to_regs(&cpu_init, &r);
+	ret = arch_uprobe_fill_slot(au, (void *)slot, slot, CODE_V);
+	if (ret < au->xol_len + 1)
+		return false;
+	/* stray jumps into the rest of the slot page trap */
+	memset((void *)slot + ret, 0xcc, SLOT_SIZE - ret);
 	test_utask.vaddr = CODE_V;
 	test_utask.xol_vaddr = slot;
 	test_utask.auprobe = au;

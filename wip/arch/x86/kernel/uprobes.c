@@ -32,21 +32,24 @@
  * (arch_uprobe_pre_xol()), lets it run one instruction in user mode, and
  * after the #DB translates the result back (arch_uprobe_post_xol()):
  *   - straight-line: ip = vaddr + len;
- *   - relative branches (stepped only when emulation declined): ip is
- *     slot + len (not taken: vaddr + len) or the target, recomputed from
- *     the original address; rel32 forms are retargeted in the slot when
- *     the real target is in reach, so the CPU checks the target it checks
- *     natively;
+ *   - relative branches (stepped only when emulation declined): their
+ *     displacement in the copy is +1, so a taken branch traps at slot +
+ *     len + 1 and a branch not taken at slot + len, whatever the distance
+ *     between the slot and the real target; post_xol then sets ip to the
+ *     real target or to vaddr + len, and turns a taken branch to a
+ *     non-canonical target into the #GP (SIGSEGV at vaddr, nothing pushed)
+ *     the CPU would have raised;
  *   - indirect jmp/call, ret: ip is already right; a call's pushed return
  *     address (slot + len) is rewritten to vaddr + len;
  *   - rep string instructions trap after the first iteration with ip
  *     still at the slot: post_xol clears TF and returns -EAGAIN, the core
  *     returns to user mode, and the CPU runs the other iterations at full
  *     speed (interruptible as usual) until the guard int3 ends the step.
- * The copy is followed by an int3 guard. Should the kernel emulate the copy
- * instead of the CPU running it (UMIP, SEV/TDX #VC/#VE), no #DB comes; the
- * task then hits the guard, and the int3 notifier reports the step as done
- * at slot + len, as if the #DB had come.
+ * The slot holds the copy, then an int3 guard (then, for relative
+ * branches, a second int3 where a taken one lands). Should the kernel
+ * emulate the copy instead of the CPU running it (UMIP, SEV/TDX #VC/#VE),
+ * no #DB comes; the task then hits the guard, and the int3 notifier reports
+ * the step as done at slot + len, as if the #DB had come.
  *
  * RIP-relative operands (64-bit mode, ModRM mod=00 r/m=101) would address
  * memory relative to the slot. The copy is rewritten to [scratch + disp32]
@@ -118,7 +121,7 @@
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
-#include <linux/signal.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
@@ -148,7 +151,6 @@ enum aup_emul {
 /* What post_xol corrects after a step (arch_uprobe.fixups). */
 #define AUP_FIX_IP	0x01	/* straight-line: ip = vaddr + len */
 #define AUP_FIX_RELBR	0x02	/* relative branch: not taken or target */
-#define AUP_FIX_REL32	0x04	/* ...with a rel32 in the last 4 bytes */
 #define AUP_FIX_CALL	0x08	/* a call: rewrite the pushed return address */
 #define AUP_FIX_BRANCH	0x10	/* a control transfer (block-step reports) */
 #define AUP_FIX_SCRATCH	0x20	/* RIP-relative: restore the scratch reg */
@@ -511,9 +513,14 @@ nop:
 	return 0;
 }
 
-/* What post_xol must correct when the instruction is stepped. */
-static int aup_step_fixups(struct arch_uprobe *au, const struct aup_decoded *d)
+/*
+ * What post_xol must correct when the instruction is stepped. A relative
+ * branch gets displacement +1 in the copy: taken, it lands right after the
+ * guard int3, whatever the distance to its real target.
+ */
+static int aup_step_fixups(struct arch_uprobe *au, struct aup_decoded *d)
 {
+	struct insn *insn = &d->insn;
 	u8 op = d->op;
 
 	au->fixups = AUP_FIX_IP;
@@ -522,21 +529,17 @@ static int aup_step_fixups(struct arch_uprobe *au, const struct aup_decoded *d)
 	if (d->map == 1) {
 		if (op < 0x80 || op > 0x8f)
 			return 0;
-		au->fixups = AUP_FIX_RELBR | AUP_FIX_REL32 | AUP_FIX_BRANCH;
+		au->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
 	} else {
 		switch (op) {
 		case 0x70 ... 0x7f:
 		case 0xe0 ... 0xe3:
-		case 0xeb:
+		case 0xe9: case 0xeb:
 			au->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
 			break;
-		case 0xe9:
-			au->fixups = AUP_FIX_RELBR | AUP_FIX_REL32 |
-				     AUP_FIX_BRANCH;
-			break;
 		case 0xe8:
-			au->fixups = AUP_FIX_RELBR | AUP_FIX_REL32 |
-				     AUP_FIX_CALL | AUP_FIX_BRANCH;
+			au->fixups = AUP_FIX_RELBR | AUP_FIX_CALL |
+				     AUP_FIX_BRANCH;
 			break;
 		case 0xc2: case 0xc3:
 			au->fixups = AUP_FIX_BRANCH;
@@ -565,8 +568,15 @@ static int aup_step_fixups(struct arch_uprobe *au, const struct aup_decoded *d)
 	/* A 16-bit operand size truncates ip (and sizes the push) by vendor. */
 	if (d->opsz)
 		return -ENOTSUPP;
-	if (au->fixups & AUP_FIX_RELBR)
-		au->rel = d->insn.immediate.value;
+	if (au->fixups & AUP_FIX_RELBR) {
+		s32 one = 1;
+
+		if (insn->immediate.nbytes != 1 && insn->immediate.nbytes != 4)
+			return -EINVAL;
+		au->rel = insn->immediate.value;
+		memcpy(au->xol + insn_offset_immediate(insn), &one,
+		       insn->immediate.nbytes);
+	}
 	return 0;
 }
 
@@ -930,7 +940,8 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
  * @slot_vaddr: the user address the slot has in the task's mm
  * @vaddr: the probed address the slot stands for
  *
- * The contents depend only on (@au, @slot_vaddr, @vaddr), so a slot can be
+ * Writes the copy, followed by the guard int3 (and the landing int3 of a
+ * relative branch). The contents depend only on @au, so a slot can be
  * shared by every thread of the mm and kept across hits.
  *
  * Return: the number of bytes used, or -errno.
@@ -938,36 +949,25 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
 int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 			  unsigned long slot_vaddr, unsigned long vaddr)
 {
-	u8 *p = slot;
+	u8 *s = slot;
+	int len;
 
-	BUILD_BUG_ON(MAX_UINSN_BYTES >= UPROBE_XOL_SLOT_BYTES);
+	BUILD_BUG_ON(MAX_UINSN_BYTES + 2 > UPROBE_XOL_SLOT_BYTES);
 	if (!au->xol_len || au->xol_len > MAX_UINSN_BYTES)
 		return -EINVAL;
-	memcpy(p, au->xol, au->xol_len);
-
-	/*
-	 * Let a stepped rel32 branch check (for canonicality) the target it
-	 * checks natively, when that target is reachable from the slot.
-	 * post_xol does not depend on whether this was possible.
-	 */
-	if (au->fixups & AUP_FIX_REL32) {
-		unsigned long target = aup_trunc(au, vaddr + au->len + au->rel);
-		long rel = target - (slot_vaddr + au->xol_len);
-		s32 rel32 = (s32)rel;
-
-		if (au->ia32 || rel == rel32)
-			memcpy(p + au->xol_len - 4, &rel32, 4);
-	}
-
+	memcpy(s, au->xol, au->xol_len);
+	len = au->xol_len;
 	/*
 	 * Guard: reached only when the copy ran without a #DB (the kernel
 	 * emulated it, or a rep string instruction ran its last iterations
 	 * without TF); the int3 notifier then reports the step as done.
-	 * The booster will put its jump back to vaddr + len here instead
-	 * (and must then keep rep string instructions unboosted).
+	 * The booster will put its jump back to vaddr + len here instead.
 	 */
-	p[au->xol_len] = UPROBE_SWBP_INSN;
-	return au->xol_len + 1;
+	s[len++] = UPROBE_SWBP_INSN;
+	/* Where a taken relative branch lands; its #DB comes first. */
+	if (au->fixups & AUP_FIX_RELBR)
+		s[len++] = UPROBE_SWBP_INSN;
+	return len;
 }
 
 /**
@@ -1037,6 +1037,15 @@ static void aup_sigtrap(struct pt_regs *regs, unsigned long dr6)
 	send_sigtrap(regs, 0, get_si_code(dr6));
 }
 
+/* The #GP of a branch to a non-canonical address, as the CPU raises it. */
+static int aup_gp(void)
+{
+	current->thread.error_code = 0;
+	current->thread.trap_nr = X86_TRAP_GP;
+	force_sig(SIGSEGV);
+	return -EFAULT;
+}
+
 /* Write the low @size bytes of @val at user @addr. */
 static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
 {
@@ -1064,8 +1073,8 @@ static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
  * an iteration (the task stays in the slot: return to user mode in the
  * same state, without calling pre_xol again; the end is reported through
  * uprobe_sstep_done() as usual); -EFAULT if the step did not complete, or
- * ended in a trap reported at the probed address, or its result could not
- * be fixed (the core then calls arch_uprobe_abort_xol(), which puts ip back
+ * ended in a fault or a trap reported at the probed address, or its result
+ * could not be fixed (the core then calls arch_uprobe_abort_xol(), which puts ip back
  * at the probed address).
  */
 int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
@@ -1074,9 +1083,9 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	struct arch_uprobe_task *at = &ut->autask;
 	unsigned long end = ut->xol_vaddr + au->xol_len;
 	unsigned long next = aup_trunc(au, ut->vaddr + au->len);
+	unsigned long target = next, bits;
 	unsigned int size = au->ia32 ? 4 : 8;
 	bool taken = true, report;
-	unsigned long bits;
 
 	if (current->thread.trap_nr != AUP_TRAP_NR)
 		return -EFAULT;
@@ -1107,11 +1116,23 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	}
 
 	if (au->fixups & AUP_FIX_RELBR) {
-		taken = regs->ip != end;
+		if (regs->ip != end && regs->ip != end + 1)
+			return -EFAULT;
+		taken = regs->ip == end + 1;
+		if (taken)
+			target = aup_trunc(au, next + au->rel);
 	} else if (au->fixups & AUP_FIX_IP) {
 		if (regs->ip != end)
 			return -EFAULT;
 		taken = false;
+	}
+
+	/* The CPU would not have branched (nor pushed), but raised #GP. */
+	if (taken && (au->fixups & AUP_FIX_RELBR) && !au->ia32 &&
+	    !__is_canonical_address(target, boot_cpu_data.x86_virt_bits)) {
+		if (au->fixups & AUP_FIX_CALL)
+			regs->sp += size;
+		return aup_gp();
 	}
 
 	if (au->fixups & AUP_FIX_CALL) {
@@ -1130,10 +1151,8 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		}
 	}
 
-	if (au->fixups & AUP_FIX_RELBR)
-		regs->ip = taken ? aup_trunc(au, next + au->rel) : next;
-	else if (au->fixups & AUP_FIX_IP)
-		regs->ip = next;
+	if (au->fixups & (AUP_FIX_RELBR | AUP_FIX_IP))
+		regs->ip = target;
 
 	/*
 	 * TF traps after every instruction; with BTF too, only after taken

@@ -32,6 +32,7 @@ typedef long long s64;
 #define __user
 #define __init
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c)	static_assert(!(c), #c)
 #define fallthrough	__attribute__((__fallthrough__))
@@ -76,6 +77,7 @@ struct pt_regs {
 #define TRAP_HWBKPT	4
 #endif
 #define X86_TRAP_DB	1
+#define X86_TRAP_GP	13
 #define TASK_SIZE_MAX	((1UL << 47) - 4096)
 
 #define TIF_SINGLESTEP	4
@@ -109,6 +111,7 @@ struct uprobe_task;
 
 struct thread_struct {
 	unsigned long trap_nr;
+	unsigned long error_code;
 	unsigned long virtual_dr6;
 };
 
@@ -128,6 +131,7 @@ static inline bool test_thread_flag(int flag)
 
 void set_task_blockstep(struct task_struct *t, bool on);
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code);
+void force_sig(int sig);
 
 static inline int get_si_code(unsigned long condition)
 {
@@ -137,6 +141,18 @@ static inline int get_si_code(unsigned long condition)
 		return TRAP_HWBKPT;
 	else
 		return TRAP_BRKPT;
+}
+
+/* 48 virtual address bits (4-level paging) unless the test says otherwise */
+struct cpuinfo_x86 {
+	u8 x86_virt_bits;
+};
+
+extern struct cpuinfo_x86 boot_cpu_data;
+
+static inline u64 __is_canonical_address(u64 vaddr, u8 vaddr_bits)
+{
+	return ((s64)vaddr << (64 - vaddr_bits) >> (64 - vaddr_bits)) == (s64)vaddr;
 }
 
 int aup_test_put(void *addr, u64 val, unsigned int size);

@@ -44,7 +44,8 @@ enum arch_uprobe_exec {
  *	loop, jrcxz
  * @rel: displacement of a relative branch, of a lea or of a RIP-relative
  *	jmp/call pointer; the value of an emulated push imm
- * @xol: the instruction as run out of line (RIP-relative operand rewritten)
+ * @xol: the instruction as run out of line (RIP-relative operand
+ *	rewritten, relative branch retargeted inside the slot)
  * @xol_len: length of @xol
  * @scratch: the register that replaces %rip in @xol, loaded with the
  *	address of the next instruction during the step

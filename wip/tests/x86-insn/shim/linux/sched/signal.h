@@ -1,2 +1,2 @@
 /* SPDX-License-Identifier: GPL-2.0+ */
-#include "../shim.h"
+#include "../../shim.h"
