@@ -502,6 +502,17 @@ static void test_emulate(void)
 	CHECK(!arch_uprobe_emulate(&au, &r), "TIF_BLOCKSTEP");
 	test_task.tif = 0;
 
+	/* EFLAGS.AC: a misaligned stack access would fault (#AC): step instead */
+	analyze_hex(&au, "55", false);
+	regs_init(&r, v);
+	r.flags |= X86_EFLAGS_AC;
+	r.sp -= 4;
+	r0 = r;
+	CHECK(!arch_uprobe_emulate(&au, &r) && !memcmp(&r, &r0, sizeof(r)), "AC, misaligned");
+	regs_init(&r, v);
+	r.flags |= X86_EFLAGS_AC;
+	CHECK(arch_uprobe_emulate(&au, &r), "AC, aligned");
+
 	/* mode mismatch */
 	regs_init(&r, v);
 	r.cs = __USER32_CS;

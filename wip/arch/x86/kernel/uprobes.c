@@ -21,11 +21,12 @@
  * into loopne on at least one CPU; only bnd and jcc/notrack hints pass).
  * arch_uprobe_emulate() declines, and the core then steps the instruction,
  * when the emulation cannot complete (a push whose stack slot faults, a
- * jmp *mem whose pointer faults, a branch target outside user space: the
- * step delivers the fault as the CPU would) and when the program is being
- * single-stepped (TF, ptrace single-step or block-step: it must trap after
- * exactly this instruction). So every emulated instruction also has a
- * valid out-of-line recipe.
+ * jmp *mem whose pointer faults, a memory access that EFLAGS.AC would make
+ * fault, a branch target outside user space: the step delivers the fault
+ * as the CPU would) and when the program is being single-stepped (TF,
+ * ptrace single-step or block-step: it must trap after exactly this
+ * instruction). So every emulated instruction also has a valid out-of-line
+ * recipe.
  *
  * Stepped (AUP_STEP): the core puts a copy of the instruction into an XOL
  * slot (arch_uprobe_fill_slot()), points the task at it with TF set
@@ -751,6 +752,17 @@ static bool aup_target_ok(const struct arch_uprobe *au, unsigned long ip)
 	return au->ia32 || ip < TASK_SIZE_MAX;
 }
 
+/*
+ * Can the kernel access @size bytes at user @addr for the task as the CPU
+ * would? With EFLAGS.AC set, a misaligned access faults (#AC) in user mode
+ * but not in the kernel.
+ */
+static bool aup_aligned(struct pt_regs *regs, unsigned long addr,
+			unsigned int size)
+{
+	return !(regs->flags & X86_EFLAGS_AC) || !(addr & (size - 1));
+}
+
 static bool aup_push(const struct arch_uprobe *au, struct pt_regs *regs,
 		     unsigned long val)
 {
@@ -758,11 +770,13 @@ static bool aup_push(const struct arch_uprobe *au, struct pt_regs *regs,
 
 	if (au->ia32) {
 		sp = (u32)(regs->sp - 4);
-		if (put_user((u32)val, (u32 __user *)sp))
+		if (!aup_aligned(regs, sp, 4) ||
+		    put_user((u32)val, (u32 __user *)sp))
 			return false;
 	} else {
 		sp = regs->sp - 8;
-		if (put_user((u64)val, (u64 __user *)sp))
+		if (!aup_aligned(regs, sp, 8) ||
+		    put_user((u64)val, (u64 __user *)sp))
 			return false;
 	}
 	regs->sp = sp;
@@ -820,12 +834,12 @@ static bool aup_loop(const struct arch_uprobe *au, struct pt_regs *regs)
 	return !(regs->flags & X86_EFLAGS_ZF) == !au->cond;
 }
 
-static bool aup_get_ptr(const struct arch_uprobe *au, unsigned long addr,
+static bool aup_get_ptr(struct pt_regs *regs, unsigned long addr,
 			unsigned long *val)
 {
 	u64 v;
 
-	if (get_user(v, (u64 __user *)addr))
+	if (!aup_aligned(regs, addr, 8) || get_user(v, (u64 __user *)addr))
 		return false;
 	*val = v;
 	return true;
@@ -920,7 +934,7 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
 		break;
 	case AUP_EM_JMP_MEM:
 	case AUP_EM_CALL_MEM:
-		if (!aup_get_ptr(au, next + au->rel, &ip) ||
+		if (!aup_get_ptr(regs, next + au->rel, &ip) ||
 		    !aup_target_ok(au, ip))
 			return false;
 		if (au->emul == AUP_EM_CALL_MEM && !aup_push(au, regs, next))

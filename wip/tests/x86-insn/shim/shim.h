@@ -62,6 +62,7 @@ struct pt_regs {
 #define X86_EFLAGS_DF	0x0400UL
 #define X86_EFLAGS_OF	0x0800UL
 #define X86_EFLAGS_RF	0x10000UL
+#define X86_EFLAGS_AC	0x40000UL
 #define X86_EFLAGS_VM	0x20000UL
 
 #define DR_TRAP0	0x1UL
