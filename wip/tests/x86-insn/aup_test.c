@@ -36,6 +36,7 @@
 static struct uprobe_task test_utask;
 static struct task_struct test_task = { .utask = &test_utask };
 struct task_struct *aup_test_current = &test_task;
+struct pt_regs *aup_test_regs;
 struct cpuinfo_x86 boot_cpu_data = { .x86_virt_bits = 48 };
 
 static int nr_sigtrap, nr_blockstep_on, nr_blockstep_off;
@@ -158,21 +159,28 @@ static void fmt_hex(char *out, const u8 *b, int n)
 		sprintf(out + 3 * i, "%02x ", b[i]);
 }
 
+/* Analyse for the mode of an mm (64-bit or compat); its verdict. */
 static int analyze_bytes(struct arch_uprobe *au, const u8 *b, int n, bool ia32)
 {
 	struct mm_struct mm = { .ia32 = ia32 };
 
 	memset(au, 0, sizeof(*au));
 	memcpy(au->insn, b, n);
-	return arch_uprobe_analyze_insn(au, ia32 ? &mm : NULL, 0);
+	return arch_uprobe_analyze_insn(au, &mm, 0);
+}
+
+/* The plan of one mode. */
+static struct arch_uprobe_plan *PL(struct arch_uprobe *au, bool ia32)
+{
+	return &au->plan[ia32 ? AUP_MODE_32 : AUP_MODE_64];
 }
 
 /* Size of the displacement of a relative branch: its last bytes. */
-static int rel_bytes(const struct arch_uprobe *au)
+static int rel_bytes(const struct arch_uprobe_plan *p)
 {
 	struct insn insn;
 
-	insn_decode(&insn, au->xol, MAX_UINSN_BYTES, au->ia32 ? INSN_MODE_32 : INSN_MODE_64);
+	insn_decode(&insn, p->xol, MAX_UINSN_BYTES, p->ia32 ? INSN_MODE_32 : INSN_MODE_64);
 	return insn.immediate.nbytes;
 }
 
@@ -370,6 +378,7 @@ static const struct tcase cases[] = {
 static void test_table(void)
 {
 	char got[64], want[64];
+	struct arch_uprobe_plan *p;
 	struct arch_uprobe au;
 	unsigned int i;
 	u8 b[16], x[16];
@@ -381,45 +390,47 @@ static void test_table(void)
 		memset(b, 0, sizeof(b));
 		n = parse_hex(c->hex, b, 15);
 		ret = analyze_bytes(&au, b, n, c->ia32);
+		p = PL(&au, c->ia32);
 		CHECK(ret == c->ret, "%s%s: ret %d want %d", c->ia32 ? "[32] " : "",
 		      c->hex, ret, c->ret);
+		CHECK(ret == p->err, "%s: err %d", c->hex, p->err);
 		if (ret || c->ret)
 			continue;
-		CHECK(au.len == n, "%s: len %d want %d", c->hex, au.len, n);
-		CHECK(au.ia32 == c->ia32, "%s: ia32", c->hex);
+		CHECK(p->len == n, "%s: len %d want %d", c->hex, p->len, n);
+		CHECK(p->ia32 == c->ia32, "%s: ia32", c->hex);
 		if (c->exec != ANY)
-			CHECK(au.exec == c->exec, "%s: exec %d want %d", c->hex, au.exec, c->exec);
-		if (c->emul != ANY && au.exec == AUP_EMULATE)
-			CHECK(au.emul == c->emul, "%s: emul %d want %d", c->hex, au.emul, c->emul);
+			CHECK(p->exec == c->exec, "%s: exec %d want %d", c->hex, p->exec, c->exec);
+		if (c->emul != ANY && p->exec == AUP_EMULATE)
+			CHECK(p->emul == c->emul, "%s: emul %d want %d", c->hex, p->emul, c->emul);
 		if (c->fixups != ANY)
-			CHECK(au.fixups == c->fixups, "%s: fixups %#x want %#x", c->hex,
-			      au.fixups, c->fixups);
+			CHECK(p->fixups == c->fixups, "%s: fixups %#x want %#x", c->hex,
+			      p->fixups, c->fixups);
 		if (c->scratch != ANY)
-			CHECK(au.scratch == c->scratch, "%s: scratch %d want %d", c->hex,
-			      au.scratch, c->scratch);
+			CHECK(p->scratch == c->scratch, "%s: scratch %d want %d", c->hex,
+			      p->scratch, c->scratch);
 		if (c->xol) {
-			CHECK(parse_hex(c->xol, x, 15) == au.xol_len &&
-			      !memcmp(x, au.xol, au.xol_len), "%s: xol", c->hex);
-		} else if (au.fixups & AUP_FIX_RELBR) {
+			CHECK(parse_hex(c->xol, x, 15) == p->xol_len &&
+			      !memcmp(x, p->xol, p->xol_len), "%s: xol", c->hex);
+		} else if (p->fixups & AUP_FIX_RELBR) {
 			/* the copy branches to the slot's landing int3: +1 */
-			int k = rel_bytes(&au);
+			int k = rel_bytes(p);
 			s32 one = 1;
 
 			memcpy(x, au.insn, n);
 			memcpy(x + n - k, &one, k);
-			CHECK((k == 1 || k == 4) && au.xol_len == n && !memcmp(x, au.xol, n),
+			CHECK((k == 1 || k == 4) && p->xol_len == n && !memcmp(x, p->xol, n),
 			      "%s: relative branch copy", c->hex);
 		} else {
-			CHECK(au.xol_len == au.len && !memcmp(au.xol, au.insn, au.len),
+			CHECK(p->xol_len == p->len && !memcmp(p->xol, au.insn, p->len),
 			      "%s: xol differs from insn", c->hex);
 		}
-		fmt_hex(got, au.xol, au.xol_len);
-		fmt_hex(want, au.insn, au.len);
+		fmt_hex(got, p->xol, p->xol_len);
+		fmt_hex(want, au.insn, p->len);
 		if (getenv("AUP_VERBOSE"))
 			printf("%-34s exec %d emul %2d fix %#04x reg %3d src %3d idx %3d",
-			       want, au.exec, au.emul, au.fixups, au.reg, au.src, au.index);
+			       want, p->exec, p->emul, p->fixups, p->reg, p->src, p->index);
 		if (getenv("AUP_VERBOSE"))
-			printf(" sc %d rel %d xol %s\n", au.scale, au.rel, got);
+			printf(" sc %d rel %d xol %s\n", p->scale, p->rel, got);
 	}
 	/* Invalid encodings: the decoder must fail, not guess. */
 	memset(b, 0, sizeof(b));
@@ -435,6 +446,7 @@ static void regs_init(struct pt_regs *r, unsigned long ip)
 {
 	memset(r, 0, sizeof(*r));
 	r->cs = __USER_CS;
+	r->ss = __USER_DS;
 	r->flags = 0x202;
 	r->ip = ip;
 	r->sp = (unsigned long)ustack + 2048;
@@ -502,8 +514,25 @@ static void test_emulate(void)
 	CHECK(!arch_uprobe_emulate(&au, &r), "TIF_BLOCKSTEP");
 	test_task.tif = 0;
 
-	/* EFLAGS.AC: a misaligned stack access would fault (#AC): step instead */
+	/* the task's mode picks the plan: 48 89 e5 is dec %eax in 32-bit code */
+	analyze_hex(&au, "48 89 e5", false);
+	regs_init(&r, v);
+	CHECK(arch_uprobe_emulate(&au, &r) && r.bp == r.sp && r.ip == v + 3, "64: mov");
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	CHECK(!arch_uprobe_emulate(&au, &r) && PL(&au, true)->len == 1 &&
+	      PL(&au, true)->exec == AUP_STEP, "32: dec, stepped");
 	analyze_hex(&au, "55", false);
+	/* ...and no plan for LDT code or stack segments, or vm86-like garbage */
+	regs_init(&r, v);
+	r.cs = 0x0f;
+	CHECK(!arch_uprobe_emulate(&au, &r), "LDT code segment");
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	r.ss = 0x0f;
+	CHECK(!arch_uprobe_emulate(&au, &r), "LDT stack segment");
+
+	/* EFLAGS.AC: a misaligned stack access would fault (#AC): step instead */
 	regs_init(&r, v);
 	r.flags |= X86_EFLAGS_AC;
 	r.sp -= 4;
@@ -512,11 +541,6 @@ static void test_emulate(void)
 	regs_init(&r, v);
 	r.flags |= X86_EFLAGS_AC;
 	CHECK(arch_uprobe_emulate(&au, &r), "AC, aligned");
-
-	/* mode mismatch */
-	regs_init(&r, v);
-	r.cs = __USER32_CS;
-	CHECK(!arch_uprobe_emulate(&au, &r), "64-bit probe in a 32-bit task");
 
 	analyze_hex(&au, "9c", false);			/* pushf */
 	regs_init(&r, v);
@@ -643,10 +667,12 @@ static void test_jcc(void)
 static void begin_step(struct arch_uprobe *au, struct pt_regs *r, unsigned long v,
 		       unsigned long slot)
 {
+	const struct arch_uprobe_plan *p = &au->plan[r->cs == __USER32_CS];
 	u8 buf[UPROBE_XOL_SLOT_BYTES];
 
+	aup_test_regs = r;
 	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) ==
-	      au->xol_len + 1 + !!(au->fixups & AUP_FIX_RELBR), "fill");
+	      p->xol_len + 1 + !!(p->fixups & AUP_FIX_RELBR), "fill");
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
 	test_utask.auprobe = au;
@@ -718,6 +744,7 @@ static void test_step(void)
 	/* call rel32, stepped: lands in the slot, whatever the distance */
 	analyze_hex(&au, "e8 00 01 00 00", false);
 	regs_init(&r, v);
+	aup_test_regs = &r;
 	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == 7 && buf[5] == 0xcc &&
 	      buf[6] == 0xcc, "fill call");
 	memcpy(&rel, buf + 1, 4);
@@ -855,13 +882,28 @@ static void test_step(void)
 	nr_sigtrap = 0;
 	test_task.tif = 0;
 
-	/* a 32-bit task cannot step a 64-bit probe */
-	analyze_hex(&au, "90", false);
+	/* a plan the task's mode refuses: no slot, no step */
+	CHECK(analyze_bytes(&au, (const u8 *)"\xc5\x00\x58\xc0", 4, false) == 0 &&
+	      PL(&au, true)->err == -ENOTSUPP, "vaddps / lds");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
+	aup_test_regs = &r;
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
-	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "mode mismatch");
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == -ENOEXEC, "no 32-bit slot");
+	CHECK(!arch_uprobe_emulate(&au, &r), "no 32-bit emulation");
+	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "no 32-bit step");
+	r.cs = __USER_CS;
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == 5, "64-bit slot");
+	/* 32-bit code cannot reach a slot above 4 GiB */
+	analyze_hex(&au, "40", true);
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	aup_test_regs = &r;
+	CHECK(arch_uprobe_fill_slot(&au, buf, 0x100000000UL, v) == -ENOEXEC, "slot > 4G");
+	CHECK(arch_uprobe_fill_slot(&au, buf, 0xffffffc0UL, v) == 2, "slot < 4G");
+	test_utask.xol_vaddr = 0xffffffe0UL;
+	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "pre_xol slot > 4G");
 }
 
 static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6);
@@ -977,6 +1019,39 @@ static void test_blockstep_no_tf(void)
 	test_task.tif = 0;
 }
 
+/* Verdicts: no mm (the core's call), a 64-bit mm, a compat mm. */
+static void test_verdicts(void)
+{
+	static const struct {
+		const char *hex;
+		int none, m64, m32;
+	} t[] = {
+		{ "90", 0, 0, 0 },
+		{ "cc", -ENOTSUPP, -ENOTSUPP, -ENOTSUPP },
+		{ "0f 05", -ENOTSUPP, -ENOTSUPP, -ENOTSUPP },
+		{ "f0 01 00", -ENOTSUPP, -ENOTSUPP, -ENOTSUPP },
+		{ "c5 00 58 c0", 0, 0, -ENOTSUPP },		/* lds in 32-bit code */
+		{ "48 3e 8b 00", 0, -EINVAL, 0 },		/* dec %eax in 32-bit code */
+		{ "61", 0, 0, 0 },			/* popa (#UD when stepped in 64-bit code) */
+	};
+	struct arch_uprobe au;
+	struct mm_struct m64 = { .ia32 = false }, m32 = { .ia32 = true };
+	unsigned int i;
+	u8 b[16];
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		memset(b, 0, sizeof(b));
+		n = parse_hex(t[i].hex, b, 15);
+		memset(&au, 0, sizeof(au));
+		memcpy(au.insn, b, n);
+		CHECK(arch_uprobe_analyze_insn(&au, NULL, 0) == t[i].none, "%s: no mm", t[i].hex);
+		CHECK(arch_uprobe_analyze_insn(&au, &m64, 0) == t[i].m64, "%s: 64: %d", t[i].hex,
+		      au.plan[AUP_MODE_64].err);
+		CHECK(arch_uprobe_analyze_insn(&au, &m32, 0) == t[i].m32, "%s: 32", t[i].hex);
+	}
+}
+
 static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6)
 {
 	struct die_args args = { .regs = r, .err = (long)dr6 };
@@ -1000,6 +1075,20 @@ static void test_uretprobe(void)
 	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == tramp, "already hijacked");
 	r.sp = 0x1000;
 	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == -1UL, "unreadable stack");
+
+	/* 32-bit code: a 4-byte return address, a trampoline below 4 GiB */
+	regs_init(&r, 0x400000);
+	r.cs = __USER32_CS;
+	w = 0x5555555500401234UL;
+	memcpy((void *)r.sp, &w, 8);
+	CHECK(arch_uretprobe_hijack_return_addr(0xfffff000UL, &r) == 0x401234, "hijack32");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x55555555fffff000UL, "hijack32 writes 4 bytes: %#lx", w);
+	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == -1UL, "trampoline above 4G");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x55555555fffff000UL, "...nothing written");
+	r.ss = 0x0f;
+	CHECK(arch_uretprobe_hijack_return_addr(0xfffff000UL, &r) == -1UL, "LDT stack");
 }
 
 static void test_notifiers(void)
@@ -1166,13 +1255,13 @@ static void check_stream(struct stream *s)
 			st_einval++;
 		} else if (ret) {
 			st_enotsupp++;
-		} else if (au.exec == AUP_EMULATE) {
+		} else if (PL(&au, false)->exec == AUP_EMULATE) {
 			st_emul++;
-			st_emul_kind[au.emul & 15]++;
+			st_emul_kind[PL(&au, false)->emul & 15]++;
 		} else {
 			st_step++;
 		}
-		if (!ret && (au.fixups & AUP_FIX_SCRATCH))
+		if (!ret && (PL(&au, false)->fixups & AUP_FIX_SCRATCH))
 			st_riprel++;
 	}
 	s->n = 0;
@@ -1468,6 +1557,7 @@ static void cpu_to_regs(const struct cpu *c, struct pt_regs *r)
 	r->ip = c->ip;
 	r->flags = c->flags;
 	r->cs = L->ia32 ? __USER32_CS : __USER_CS;
+	r->ss = __USER_DS;
 }
 
 static void regs_to_cpu(const struct pt_regs *r, struct cpu *c)
@@ -1503,13 +1593,15 @@ static int nr_fuzz_done, nr_fuzz_fault, nr_fuzz_emul, nr_fuzz_declined, nr_fuzz_
 /* Stepped: the slot, pre_xol, a real TF step, post_xol or abort_xol. */
 static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outcome *o)
 {
+	const struct arch_uprobe_plan *p = PL(au, L->ia32);
 	struct pt_regs r;
 	int ret, n;
 
 	memset((void *)slot, 0, SLOT_SIZE);
 	cpu_to_regs(&cpu_init, &r);
+	aup_test_regs = &r;
 	ret = arch_uprobe_fill_slot(au, (void *)slot, slot, CODE_V);
-	if (ret < au->xol_len + 1)
+	if (ret < p->xol_len + 1)
 		return false;
 	/* stray jumps into the rest of the slot page trap */
 	memset((void *)slot + ret, 0xcc, SLOT_SIZE - ret);
@@ -1534,13 +1626,13 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 		memcpy(o->cpu.xmm, trap_out.cpu.xmm, sizeof(o->cpu.xmm));
 		/* the guard int3, as the DIE_INT3 notifier sees it */
 		if (trap_out.signo == SIGTRAP && trap_out.code == SI_KERNEL &&
-		    r.ip == slot + au->xol_len + 1) {
+		    r.ip == slot + p->xol_len + 1) {
 			struct die_args args = { .regs = &r };
 
 			cs_of(&r);
 			sstep_done_ret = true;
 			if (die_nb->notifier_call(die_nb, DIE_INT3, &args) != NOTIFY_STOP ||
-			    r.ip != slot + au->xol_len) {
+			    r.ip != slot + p->xol_len) {
 				printf("guard not taken\n");
 				return false;
 			}
@@ -1548,7 +1640,7 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 			nr_fuzz_guard++;
 		}
 		if ((trap_out.signo == SIGTRAP && trap_out.code == TRAP_TRACE) ||
-		    r.ip == slot + au->xol_len) {
+		    r.ip == slot + p->xol_len) {
 			ret = arch_uprobe_post_xol(au, &r);
 			if (ret == -EAGAIN) {
 				nr_fuzz_again++;
@@ -1565,7 +1657,7 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 			o->signo = SIGALRM;
 			return true;
 		}
-		if (trap_out.cpu.ip < slot || trap_out.cpu.ip >= slot + au->xol_len) {
+		if (trap_out.cpu.ip < slot || trap_out.cpu.ip >= slot + p->xol_len) {
 			printf("signal %d outside the slot at %#lx\n", trap_out.signo,
 			       trap_out.cpu.ip);
 			return false;
@@ -1638,14 +1730,14 @@ static bool fuzz_skip(const struct arch_uprobe *au)
 {
 	struct aup_decoded d = { };
 
-	insn_decode(&d.insn, au->insn, 16, au->ia32 ? INSN_MODE_32 : INSN_MODE_64);
+	insn_decode(&d.insn, au->insn, 16, L->ia32 ? INSN_MODE_32 : INSN_MODE_64);
 	aup_scan(&d);
 	if (d.fsgs)					/* TLS */
 		return true;
 	if (d.vex)
 		return false;
 	if (d.map == 0)
-		return !au->ia32 && d.op >= 0xa0 && d.op <= 0xa3;	/* moffs64 */
+		return !L->ia32 && d.op >= 0xa0 && d.op <= 0xa3;	/* moffs64 */
 	if (d.map != 1)
 		return false;
 	switch (d.op) {
@@ -1683,7 +1775,7 @@ static void report(const char *what, const struct arch_uprobe *au, const char *w
 {
 	char h[64];
 
-	fmt_hex(h, au->insn, au->len);
+	fmt_hex(h, au->insn, PL((struct arch_uprobe *)au, L->ia32)->len);
 	nr_fuzz_fail++;
 	if (nr_fuzz_fail <= 60)
 		printf("MISMATCH %-6s %-34s %s\n", what, h, why);
@@ -1704,10 +1796,11 @@ static void fuzz_one(const u8 *p, int len)
 	if (analyze_bytes(&au, b, len, L->ia32) || fuzz_skip(&au))
 		return;
 	/* objdump's fstcw & co. are fwait + fnstcw: run what we decoded */
-	len = au.len;
+	len = PL(&au, L->ia32)->len;
 	memset(b + len, 0, sizeof(b) - len);
 	/* a branch into its own bytes runs on natively: nothing to compare */
-	if ((au.fixups & AUP_FIX_RELBR) && au.rel < 0 && au.rel > -len)
+	if ((PL(&au, L->ia32)->fixups & AUP_FIX_RELBR) && PL(&au, L->ia32)->rel < 0 &&
+	    PL(&au, L->ia32)->rel > -len)
 		return;
 	insn_decode(&insn, b, 16, mode);
 	if (insn.modrm.nbytes && X86_MODRM_MOD(insn.modrm.bytes[0]) == 0 &&
@@ -1745,7 +1838,7 @@ static void fuzz_one(const u8 *p, int len)
 			return;
 		}
 
-		if (au.exec == AUP_EMULATE) {
+		if (PL(&au, L->ia32)->exec == AUP_EMULATE) {
 			memcpy((void *)DATA, data_init, DATA_SIZE);
 			cpu_to_regs(&cpu_init, &r);
 			if (arch_uprobe_emulate(&au, &r)) {
@@ -1902,6 +1995,7 @@ int main(int argc, char **argv)
 	test_notifiers();
 	test_watchpoint();
 	test_blockstep_no_tf();
+	test_verdicts();
 	printf("table: %zu cases, %d failures\n", ARRAY_SIZE(cases), failures);
 	if (failures)
 		return 1;

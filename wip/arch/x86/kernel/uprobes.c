@@ -4,29 +4,42 @@
  *
  * The core (kernel/events/uprobes.c) finds the probe, runs the consumers
  * and then asks this file to carry out the probed instruction, whose first
- * byte is now an int3. How is decided once per probe, when it is analysed
- * (arch_uprobe_analyze_insn(), with the kernel's instruction decoder, in
- * 64-bit mode unless the mm given is a compat one):
+ * byte is now an int3.
+ *
+ * Data structures (asm/uprobes.h). struct arch_uprobe holds the original
+ * bytes and one struct arch_uprobe_plan per CPU mode: the same bytes are a
+ * different instruction in 32-bit code (0x40 is inc %eax there, a REX
+ * prefix in 64-bit mode), a file can be mapped by 64-bit and compat tasks
+ * alike, and a task can even switch modes (a far jump to __USER32_CS), so
+ * arch_uprobe_analyze_insn() decodes the instruction for both modes once,
+ * with the kernel's instruction decoder, and each hit uses the plan of the
+ * mode the task is in (cs, and for 32-bit code a flat ss). A plan says
+ * whether the instruction is emulated or stepped and holds everything
+ * either needs, so the hit path never decodes. struct arch_uprobe_task
+ * keeps what a step must restore or report afterwards.
  *
  * Emulated (AUP_EMULATE): the instruction's effect is applied to the saved
  * user registers (and, for pushes and calls, the user stack) in the kernel,
  * with no second trap: nops (0x90 without REX.B, pause, 0f 1f /0 of any
  * length, with size, segment or REX prefixes), endbr64/endbr32, push reg
- * (r8-r15 too), push imm8/imm32, pushf, mov reg,reg (32 and 64 bit), lea
- * (every addressing form, RIP-relative too), jmp rel8/rel32, call rel32, jcc
- * rel8/rel32, unprefixed loop/loope/loopne/jrcxz, and jmp/call through a
- * RIP-relative pointer (PLT, -fno-plt calls). An emulation is exactly what
- * the CPU does: flags untouched, 32-bit results zero-extended, no 16-bit
- * operand size, no prefix that might change the meaning (f2 turns loope
- * into loopne on at least one CPU; only bnd and jcc/notrack hints pass).
- * arch_uprobe_emulate() declines, and the core then steps the instruction,
- * when the emulation cannot complete (a push whose stack slot faults, a
- * jmp *mem whose pointer faults, a memory access that EFLAGS.AC would make
- * fault, a branch target outside user space: the step delivers the fault
- * as the CPU would) and when the program is being single-stepped (TF,
- * ptrace single-step or block-step: it must trap after exactly this
- * instruction). So every emulated instruction also has a valid out-of-line
- * recipe.
+ * (r8-r15 too), push imm8/imm32 (sign-extended), pushf, mov reg,reg (32 and
+ * 64 bit), lea (every addressing form, RIP-relative too), jmp rel8/rel32,
+ * call rel32, jcc rel8/rel32, unprefixed loop/loope/loopne/jrcxz, and
+ * jmp/call through a RIP-relative pointer (PLT, -fno-plt calls). An
+ * emulation is exactly what the CPU does: flags untouched, 32-bit results
+ * zero-extended, pushes of 8 bytes in 64-bit mode and 4 in 32-bit mode,
+ * call pushing the address of the next instruction, addresses wrapping at
+ * 4 GiB in 32-bit mode; forms with a 16-bit operand size, an address-size
+ * prefix or a prefix that might change the meaning (f2 turns loope into
+ * loopne on at least one CPU; only bnd and jcc/notrack hints pass) are
+ * stepped. arch_uprobe_emulate() declines, and the core then steps the
+ * instruction, when the emulation cannot complete exactly: a push whose
+ * stack slot faults, a jmp *mem whose pointer faults, a memory access that
+ * EFLAGS.AC would make fault, a branch target outside user space (the
+ * step delivers the fault as the CPU would), and when the program is being
+ * single-stepped (TF, ptrace single-step or block-step: it must trap after
+ * exactly this instruction). So every emulated instruction also has a
+ * valid out-of-line recipe.
  *
  * Stepped (AUP_STEP): the core puts a copy of the instruction into an XOL
  * slot (arch_uprobe_fill_slot()), points the task at it with TF set
@@ -61,8 +74,11 @@
  * VEX.vvvv, rbx also being taken by cmpxchg8b/16b. rax, rcx, rdx (mul/div,
  * shifts by cl, cmpxchg, mulx, pcmpestri, string ops...), rsp (push, pop
  * and call with a memory operand) and rbp (an SS-relative base: #SS rather
- * than #GP for a bad address) are never used, so a free register always
- * exists without a table of implicit operands. EVEX forms are refused.
+ * than #GP for a bad address) are never used, and no instruction with a
+ * ModRM memory operand uses rsi, rdi or rbx implicitly except
+ * cmpxchg8b/16b, so a free register always exists without a table of
+ * implicit operands (maskmovq and maskmovdqu use rdi, but have no memory
+ * form). EVEX forms are refused.
  *
  * Refused, -ENOTSUPP: int3, int1, int n, into, syscall, sysenter, sysexit,
  * sysret, iret, uiret, hlt, cli, sti, in, out, ins, outs, far call/jmp/ret,
@@ -78,6 +94,16 @@
  * opcode missing from its map, a REX prefix followed by another prefix).
  * enter and leave are stepped: they are straight-line and trap normally.
  *
+ * 32-bit code. Registration (arch_uprobe_analyze_insn() with no mm, as
+ * the core calls it) succeeds if either mode can run the instruction; with
+ * an mm, only that mm's mode counts. A hit in a mode whose plan is refused,
+ * in 32-bit code with a segment other than the flat __USER32_CS/__USER_DS
+ * (LDT code or stack segments), or in 32-bit code whose XOL slot lies above
+ * 4 GiB, is neither emulated nor given a slot (arch_uprobe_fill_slot()
+ * fails), so the core removes the probe from that process and the
+ * original instruction runs. A return probe in 32-bit code hijacks a 4-byte
+ * return address, and only with a trampoline below 4 GiB.
+ *
  * TF, signals and debug traps: pre_xol records whether the program had TF
  * set itself (or ptrace single-steps it), suspends ptrace block-step (BTF)
  * for our step, sets TF, and puts a sentinel in thread.trap_nr: a fault
@@ -92,31 +118,33 @@
  * exc_debug_user(). post_xol clears TF unless the program had it; if the
  * program was being stepped it then reports the step as the CPU would have
  * (DR_STEP in virtual_dr6, SIGTRAP/TRAP_TRACE at the next instruction), and
- * for block-step only after a taken branch, re-arming BTF otherwise.
- * A stepped pushf has our TF cleared in the pushed word (a TF that was set
+ * for block-step only after a taken branch, re-arming BTF otherwise. A
+ * stepped pushf has our TF cleared in the pushed word (a TF that was set
  * before our step stays, as it does natively under ptrace).
  *
  * Shape, compared with a classic "single-step every hit through a per-task
  * slot" design: the instructions at function entries and branches (about
  * half of all instructions in /usr/bin) take no second trap; the slot
- * contents depend only on the probe and the slot address, never on the
- * task, so one slot serves all threads of an mm and can be kept across hits
- * (the booster will replace the guard by a jump back); the notifiers only
- * flag work for the core and never sleep; and what the program can see (TF
- * traps, pushed flags, trap numbers, DR6, fault addresses) stays what the
- * CPU would have shown without the probe.
+ * contents depend only on the probe and the mode, never on the task or the
+ * slot address, so one slot serves all threads of an mm and can be kept
+ * across hits (the booster will replace the guard by a jump back); the
+ * notifiers only flag work for the core and never sleep; and what the
+ * program can see (TF traps, pushed flags, trap numbers, DR6, fault
+ * addresses) stays what the CPU would have shown without the probe.
  *
  * What the core must do: call arch_uprobe_emulate() with ip at the probed
- * address; if it declines, fill the slot, call arch_uprobe_pre_xol() (ip
- * at the probed address, utask->vaddr/xol_vaddr set, state UTASK_SSTEP and
- * utask->auprobe set before returning to user mode), then on
- * uprobe_sstep_done() call arch_uprobe_post_xol() (or, for a fault or a
- * signal, arch_uprobe_abort_xol()), all in process context with IRQs on;
- * on -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and #UD taken
- * by the copy are reported at vaddr through uprobe_get_trap_addr().
+ * address; if it declines, fill the slot from the hitting task (a failure
+ * means no slot: remove the probe from the process), call
+ * arch_uprobe_pre_xol() (ip at the probed address, utask->vaddr/xol_vaddr
+ * set, state UTASK_SSTEP and utask->auprobe set before returning to user
+ * mode), then on uprobe_sstep_done() call arch_uprobe_post_xol() (or, for a
+ * fault or a signal, arch_uprobe_abort_xol()), all in process context with
+ * IRQs on; on -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and
+ * #UD taken by the copy are reported at vaddr through
+ * uprobe_get_trap_addr().
  *
  * The analysis, emulation and step logic is tested in user space, against
- * the CPU, by wip/tests/x86-insn.
+ * the CPU, in both modes, by wip/tests/x86-insn.
  */
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
@@ -132,7 +160,7 @@
 #include <asm/processor.h>
 #include <asm/traps.h>
 
-/* How an emulated instruction is carried out (arch_uprobe.emul). */
+/* How an emulated instruction is carried out (arch_uprobe_plan.emul). */
 enum aup_emul {
 	AUP_EM_NONE,
 	AUP_EM_NOP,		/* nothing but ip += len */
@@ -149,7 +177,7 @@ enum aup_emul {
 	AUP_EM_CALL_MEM,	/* push next; ip = *(next + rel) */
 };
 
-/* What post_xol corrects after a step (arch_uprobe.fixups). */
+/* What post_xol corrects after a step (arch_uprobe_plan.fixups). */
 #define AUP_FIX_IP	0x01	/* straight-line: ip = vaddr + len */
 #define AUP_FIX_RELBR	0x02	/* relative branch: not taken or target */
 #define AUP_FIX_CALL	0x08	/* a call: rewrite the pushed return address */
@@ -363,51 +391,51 @@ static bool aup_notrack(const struct aup_decoded *d)
 }
 
 /* Fill in the emulation of a relative branch, or refuse it. */
-static int aup_relbr(struct arch_uprobe *au, const struct aup_decoded *d,
+static int aup_relbr(struct arch_uprobe_plan *p, const struct aup_decoded *d,
 		     u8 emul, bool hints_ok)
 {
 	/* Only bnd (f2), and 2e/3e hints on jcc, do nothing on a branch. */
 	if (d->opsz || d->adsz || d->rep || d->fsgs ||
 	    (d->seg && !(hints_ok && (d->seg == 0x2e || d->seg == 0x3e))))
 		return -ENOTSUPP;
-	au->exec = AUP_EMULATE;
-	au->emul = emul;
-	au->rel = d->insn.immediate.value;
+	p->exec = AUP_EMULATE;
+	p->emul = emul;
+	p->rel = d->insn.immediate.value;
 	return 0;
 }
 
 /* lea: record base, index, scale and displacement. */
-static void aup_lea(struct arch_uprobe *au, const struct aup_decoded *d)
+static void aup_lea(struct arch_uprobe_plan *p, const struct aup_decoded *d)
 {
 	const struct insn *insn = &d->insn;
 	unsigned int rm = X86_MODRM_RM(d->modrm);
 	u8 b = d->rex & AUP_REX_B ? 8 : 0;
 
-	au->index = AUP_REG_NONE;
+	p->index = AUP_REG_NONE;
 	if (rm == 4) {
 		u8 sib = insn->sib.bytes[0];
 		u8 index = X86_SIB_INDEX(sib) | (d->rex & AUP_REX_X ? 8 : 0);
 
 		if (index != 4)
-			au->index = index;
-		au->scale = X86_SIB_SCALE(sib);
+			p->index = index;
+		p->scale = X86_SIB_SCALE(sib);
 		if (X86_SIB_BASE(sib) == 5 && aup_mod(d) == 0)
-			au->src = AUP_REG_NONE;
+			p->src = AUP_REG_NONE;
 		else
-			au->src = X86_SIB_BASE(sib) | b;
+			p->src = X86_SIB_BASE(sib) | b;
 	} else if (rm == 5 && aup_mod(d) == 0) {
-		au->src = au->ia32 ? AUP_REG_NONE : AUP_REG_RIP;
+		p->src = p->ia32 ? AUP_REG_NONE : AUP_REG_RIP;
 	} else {
-		au->src = rm | b;
+		p->src = rm | b;
 	}
-	au->rel = insn->displacement.value;
+	p->rel = insn->displacement.value;
 }
 
 /*
  * Decide whether the instruction is emulated, and how. Returns 0 or
  * -ENOTSUPP for forms nobody should probe (16-bit branches and the like).
  */
-static int aup_classify_emulation(struct arch_uprobe *au,
+static int aup_classify_emulation(struct arch_uprobe_plan *p,
 				  const struct aup_decoded *d)
 {
 	bool no_pfx = !d->npfx;
@@ -426,8 +454,8 @@ static int aup_classify_emulation(struct arch_uprobe *au,
 		    !d->rex && (d->modrm == 0xfa || d->modrm == 0xfb))
 			goto nop;				/* endbr */
 		if (op >= 0x80 && op <= 0x8f) {			/* jcc rel32 */
-			au->cond = op & 0xf;
-			return aup_relbr(au, d, AUP_EM_JCC, true);
+			p->cond = op & 0xf;
+			return aup_relbr(p, d, AUP_EM_JCC, true);
 		}
 		return 0;
 	}
@@ -442,56 +470,56 @@ static int aup_classify_emulation(struct arch_uprobe *au,
 	case 0x50 ... 0x57:				/* push reg */
 		if (!no_pfx)
 			return 0;
-		au->reg = (op & 7) | b;
-		au->emul = AUP_EM_PUSH;
+		p->reg = (op & 7) | b;
+		p->emul = AUP_EM_PUSH;
 		break;
 	case 0x68: case 0x6a:				/* push imm */
 		if (!no_pfx)
 			return 0;
-		au->rel = d->insn.immediate.value;
-		au->emul = AUP_EM_PUSH_IMM;
+		p->rel = d->insn.immediate.value;
+		p->emul = AUP_EM_PUSH_IMM;
 		break;
 	case 0x9c:					/* pushf */
 		if (!no_pfx)
 			return 0;
-		au->emul = AUP_EM_PUSHF;
+		p->emul = AUP_EM_PUSHF;
 		break;
 	case 0x89: case 0x8b:				/* mov reg, reg */
 		if (!no_pfx || aup_mod(d) != 3)
 			return 0;
 		if (op == 0x89) {
-			au->reg = X86_MODRM_RM(d->modrm) | b;
-			au->src = aup_modreg(d) | r;
+			p->reg = X86_MODRM_RM(d->modrm) | b;
+			p->src = aup_modreg(d) | r;
 		} else {
-			au->reg = aup_modreg(d) | r;
-			au->src = X86_MODRM_RM(d->modrm) | b;
+			p->reg = aup_modreg(d) | r;
+			p->src = X86_MODRM_RM(d->modrm) | b;
 		}
-		au->opnd = d->rex & AUP_REX_W ? 8 : 4;
-		au->emul = AUP_EM_MOV;
+		p->opnd = d->rex & AUP_REX_W ? 8 : 4;
+		p->emul = AUP_EM_MOV;
 		break;
 	case 0x8d:					/* lea */
 		if (!no_pfx || aup_mod(d) == 3)
 			return 0;
-		au->reg = aup_modreg(d) | r;
-		au->opnd = d->rex & AUP_REX_W ? 8 : 4;
-		aup_lea(au, d);
-		au->emul = AUP_EM_LEA;
+		p->reg = aup_modreg(d) | r;
+		p->opnd = d->rex & AUP_REX_W ? 8 : 4;
+		aup_lea(p, d);
+		p->emul = AUP_EM_LEA;
 		break;
 	case 0x70 ... 0x7f:				/* jcc rel8 */
-		au->cond = op & 0xf;
-		return aup_relbr(au, d, AUP_EM_JCC, true);
+		p->cond = op & 0xf;
+		return aup_relbr(p, d, AUP_EM_JCC, true);
 	case 0xe9: case 0xeb:				/* jmp rel */
-		return aup_relbr(au, d, AUP_EM_JMP, false);
+		return aup_relbr(p, d, AUP_EM_JMP, false);
 	case 0xe8:					/* call rel32 */
-		return aup_relbr(au, d, AUP_EM_CALL, false);
+		return aup_relbr(p, d, AUP_EM_CALL, false);
 	case 0xe0 ... 0xe3:			/* loopne, loope, loop, jrcxz */
 		/* 67 selects ecx; f2/f3 change loope/loopne on some CPUs */
 		if (d->npfx)
 			return 0;
-		au->cond = op & 3;
-		return aup_relbr(au, d, AUP_EM_LOOP, false);
+		p->cond = op & 3;
+		return aup_relbr(p, d, AUP_EM_LOOP, false);
 	case 0xff:				/* jmp/call *disp32(%rip) */
-		if (au->ia32 || d->modrm != (aup_modreg(d) << 3 | 5))
+		if (p->ia32 || d->modrm != (aup_modreg(d) << 3 | 5))
 			return 0;
 		if (aup_modreg(d) != 2 && aup_modreg(d) != 4)
 			return 0;
@@ -499,18 +527,18 @@ static int aup_classify_emulation(struct arch_uprobe *au,
 		if (d->opsz || d->adsz || d->rep || d->fsgs ||
 		    (d->seg && d->seg != 0x3e))
 			return 0;
-		au->rel = d->insn.displacement.value;
-		au->emul = aup_modreg(d) == 2 ? AUP_EM_CALL_MEM :
-						 AUP_EM_JMP_MEM;
+		p->rel = d->insn.displacement.value;
+		p->emul = aup_modreg(d) == 2 ? AUP_EM_CALL_MEM :
+						AUP_EM_JMP_MEM;
 		break;
 	default:
 		return 0;
 	}
-	au->exec = AUP_EMULATE;
+	p->exec = AUP_EMULATE;
 	return 0;
 nop:
-	au->exec = AUP_EMULATE;
-	au->emul = AUP_EM_NOP;
+	p->exec = AUP_EMULATE;
+	p->emul = AUP_EM_NOP;
 	return 0;
 }
 
@@ -519,48 +547,48 @@ nop:
  * branch gets displacement +1 in the copy: taken, it lands right after the
  * guard int3, whatever the distance to its real target.
  */
-static int aup_step_fixups(struct arch_uprobe *au, struct aup_decoded *d)
+static int aup_step_fixups(struct arch_uprobe_plan *p, struct aup_decoded *d)
 {
 	struct insn *insn = &d->insn;
 	u8 op = d->op;
 
-	au->fixups = AUP_FIX_IP;
+	p->fixups = AUP_FIX_IP;
 	if (d->vex || d->map > 1)
 		return 0;
 	if (d->map == 1) {
 		if (op < 0x80 || op > 0x8f)
 			return 0;
-		au->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
+		p->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
 	} else {
 		switch (op) {
 		case 0x70 ... 0x7f:
 		case 0xe0 ... 0xe3:
 		case 0xe9: case 0xeb:
-			au->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
+			p->fixups = AUP_FIX_RELBR | AUP_FIX_BRANCH;
 			break;
 		case 0xe8:
-			au->fixups = AUP_FIX_RELBR | AUP_FIX_CALL |
-				     AUP_FIX_BRANCH;
+			p->fixups = AUP_FIX_RELBR | AUP_FIX_CALL |
+				    AUP_FIX_BRANCH;
 			break;
 		case 0xc2: case 0xc3:
-			au->fixups = AUP_FIX_BRANCH;
+			p->fixups = AUP_FIX_BRANCH;
 			break;
 		case 0xff:
 			if (aup_modreg(d) == 2)
-				au->fixups = AUP_FIX_CALL | AUP_FIX_BRANCH;
+				p->fixups = AUP_FIX_CALL | AUP_FIX_BRANCH;
 			else if (aup_modreg(d) == 4)
-				au->fixups = AUP_FIX_BRANCH;
+				p->fixups = AUP_FIX_BRANCH;
 			else
 				return 0;
 			break;
 		case 0x9c:
-			au->fixups |= AUP_FIX_PUSHF;
-			au->opnd = d->opsz ? 2 : au->ia32 ? 4 : 8;
+			p->fixups |= AUP_FIX_PUSHF;
+			p->opnd = d->opsz ? 2 : p->ia32 ? 4 : 8;
 			return 0;
 		case 0xa4 ... 0xa7:
 		case 0xaa ... 0xaf:
 			if (d->rep || d->repne)
-				au->fixups |= AUP_FIX_REP;
+				p->fixups |= AUP_FIX_REP;
 			return 0;
 		default:
 			return 0;
@@ -569,23 +597,23 @@ static int aup_step_fixups(struct arch_uprobe *au, struct aup_decoded *d)
 	/* A 16-bit operand size truncates ip (and sizes the push) by vendor. */
 	if (d->opsz)
 		return -ENOTSUPP;
-	if (au->fixups & AUP_FIX_RELBR) {
+	if (p->fixups & AUP_FIX_RELBR) {
 		s32 one = 1;
 
 		if (insn->immediate.nbytes != 1 && insn->immediate.nbytes != 4)
 			return -EINVAL;
-		au->rel = insn->immediate.value;
-		memcpy(au->xol + insn_offset_immediate(insn), &one,
+		p->rel = insn->immediate.value;
+		memcpy(p->xol + insn_offset_immediate(insn), &one,
 		       insn->immediate.nbytes);
 	}
 	return 0;
 }
 
 /*
- * Rewrite the RIP-relative operand of the copy in au->xol to
+ * Rewrite the RIP-relative operand of the copy in p->xol to
  * [scratch + disp32]; see the top of the file for the choice of scratch.
  */
-static int aup_riprel(struct arch_uprobe *au, struct aup_decoded *d)
+static int aup_riprel(struct arch_uprobe_plan *p, struct aup_decoded *d)
 {
 	static const u8 candidates[] = { 6, 7, 3 };	/* rsi, rdi, rbx */
 	struct insn *insn = &d->insn;
@@ -613,15 +641,14 @@ static int aup_riprel(struct arch_uprobe *au, struct aup_decoded *d)
 			break;
 	if (i == ARRAY_SIZE(candidates))
 		return -ENOTSUPP;
-	au->scratch = candidates[i];
+	p->scratch = candidates[i];
 
-	au->xol[insn_offset_modrm(insn)] =
-		0x80 | (d->modrm & 0x38) | au->scratch;
+	p->xol[insn_offset_modrm(insn)] = 0x80 | (d->modrm & 0x38) | p->scratch;
 	if (d->rex)
-		au->xol[insn_offset_rex_prefix(insn)] &= ~AUP_REX_B;
+		p->xol[insn_offset_rex_prefix(insn)] &= ~AUP_REX_B;
 	if (insn->vex_prefix.nbytes == 3)	/* VEX.B is stored inverted */
-		au->xol[insn_offset_vex_prefix(insn) + 1] |= 0x20;
-	au->fixups |= AUP_FIX_SCRATCH;
+		p->xol[insn_offset_vex_prefix(insn) + 1] |= 0x20;
+	p->fixups |= AUP_FIX_SCRATCH;
 	return 0;
 }
 
@@ -664,13 +691,15 @@ static bool aup_decoded_ok(const struct aup_decoded *d)
 	return d->insn.attr || aup_known_bare(d);
 }
 
-static int aup_analyze(struct arch_uprobe *au, bool ia32)
+/* Decode @bytes for one mode and fill in the plan, or return why not. */
+static int aup_analyze(struct arch_uprobe_plan *p, const u8 *bytes, bool ia32)
 {
 	struct aup_decoded d = { };
 	int ret;
 
-	memset(&au->len, 0, sizeof(*au) - offsetof(struct arch_uprobe, len));
-	if (insn_decode(&d.insn, au->insn, sizeof(au->insn),
+	memset(p, 0, sizeof(*p));
+	p->ia32 = ia32;
+	if (insn_decode(&d.insn, bytes, MAX_UINSN_BYTES,
 			ia32 ? INSN_MODE_32 : INSN_MODE_64))
 		return -EINVAL;
 	if (insn_has_emulate_prefix(&d.insn))
@@ -681,26 +710,28 @@ static int aup_analyze(struct arch_uprobe *au, bool ia32)
 	if (!aup_decoded_ok(&d))
 		return -EINVAL;
 
-	au->len = d.insn.length;
-	au->xol_len = d.insn.length;
-	memcpy(au->xol, au->insn, d.insn.length);
-	au->ia32 = ia32;
-	au->exec = AUP_STEP;
-	au->reg = AUP_REG_NONE;
-	au->src = AUP_REG_NONE;
-	au->index = AUP_REG_NONE;
+	p->len = d.insn.length;
+	p->xol_len = d.insn.length;
+	memcpy(p->xol, bytes, d.insn.length);
+	p->exec = AUP_STEP;
+	p->reg = AUP_REG_NONE;
+	p->src = AUP_REG_NONE;
+	p->index = AUP_REG_NONE;
 
-	ret = aup_classify_emulation(au, &d);
+	ret = aup_classify_emulation(p, &d);
 	if (ret)
 		return ret;
 	/* Segment prefixes are only accepted where they do nothing. */
-	if (d.seg && au->exec != AUP_EMULATE && !aup_notrack(&d))
+	if (d.seg && p->exec != AUP_EMULATE && !aup_notrack(&d))
 		return -ENOTSUPP;
-	ret = aup_step_fixups(au, &d);
+	ret = aup_step_fixups(p, &d);
 	if (ret)
 		return ret;
-	if (!ia32 && insn_rip_relative(&d.insn))
-		return aup_riprel(au, &d);
+	if (!ia32 && insn_rip_relative(&d.insn)) {
+		ret = aup_riprel(p, &d);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -708,48 +739,85 @@ static int aup_analyze(struct arch_uprobe *au, bool ia32)
  * arch_uprobe_analyze_insn - decode a probed instruction and plan its run
  * @au: the probe; @au->insn holds the bytes read from the file at the probe
  *	(zero-padded past the end of the file)
- * @mm: an mm that maps the probe, or NULL: decode for 64-bit mode unless
- *	@mm belongs to a 32-bit (compat) process
- * @vaddr: the probe's address in @mm (unused: the plan does not depend on it)
+ * @mm: an mm that maps the probe, or NULL
+ * @vaddr: the probe's address in @mm (unused: the plans do not depend on it)
  *
- * Fills every field of @au except @au->insn: the length, whether the hit
- * emulates or steps, the emulation operands, the step fix-ups and the copy
- * to run out of line (RIP-relative operand rewritten).
+ * Fills @au->plan for every mode the kernel can run user code in: the
+ * length, whether a hit emulates or steps, the emulation operands, the step
+ * fix-ups and the copy to run out of line. A plan that cannot be used keeps
+ * its error; a hit in that mode then gets no slot (see the top of the
+ * file).
  *
- * Return: 0; -EINVAL if the bytes do not decode; -ENOTSUPP if the
- * instruction cannot be probed (see the list at the top of this file).
+ * Context: process context; once per probe, before it can be hit (a plan
+ * is read locklessly by every hit, so it is never rewritten afterwards).
+ *
+ * Return: 0 if the instruction can run in the mode of @mm, or with no @mm
+ * in either mode; else the error of @mm's mode (of 64-bit mode without
+ * @mm): -EINVAL if the bytes do not decode, -ENOTSUPP if the instruction
+ * cannot be probed (see the list at the top of this file).
  */
 int arch_uprobe_analyze_insn(struct arch_uprobe *au, struct mm_struct *mm,
 			     unsigned long vaddr)
 {
-	return aup_analyze(au, !IS_ENABLED(CONFIG_X86_64) ||
-				(mm && !is_64bit_mm(mm)));
+	struct arch_uprobe_plan *p64 = &au->plan[AUP_MODE_64];
+	struct arch_uprobe_plan *p32 = &au->plan[AUP_MODE_32];
+
+	p32->err = aup_analyze(p32, au->insn, true);
+	if (!IS_ENABLED(CONFIG_X86_64)) {
+		memset(p64, 0, sizeof(*p64));
+		p64->err = -ENOEXEC;
+		return p32->err;
+	}
+	p64->err = aup_analyze(p64, au->insn, false);
+	if (mm)
+		return is_64bit_mm(mm) ? p64->err : p32->err;
+	return p64->err && p32->err ? p64->err : 0;
 }
 
 /* ------------------------------------------------------------- hit time */
 
-/* The task runs in the mode the probe was decoded for. */
-static bool aup_mode_ok(const struct arch_uprobe *au, struct pt_regs *regs)
+/*
+ * The mode the task runs in, if a plan can run there: 64-bit code, or
+ * 32-bit code with the flat user code and stack segments (the emulations
+ * and fix-ups address the stack as flat memory).
+ */
+static int aup_mode(struct pt_regs *regs)
 {
 #ifdef CONFIG_X86_64
-	if (au->ia32)
-		return regs->cs == __USER32_CS;
-	return user_64bit_mode(regs);
+	if (user_64bit_mode(regs))
+		return AUP_MODE_64;
+	if (regs->cs == __USER32_CS && regs->ss == __USER_DS)
+		return AUP_MODE_32;
 #else
-	return au->ia32 && regs->cs == __USER_CS;
+	if (regs->cs == __USER_CS && regs->ss == __USER_DS &&
+	    !v8086_mode(regs))
+		return AUP_MODE_32;
 #endif
+	return -1;
 }
 
-/* An address computation in the probe's mode. */
-static unsigned long aup_trunc(const struct arch_uprobe *au, unsigned long v)
+/* The plan for the task's mode, or NULL if there is none it can run. */
+static const struct arch_uprobe_plan *aup_plan(const struct arch_uprobe *au,
+					       struct pt_regs *regs)
 {
-	return au->ia32 ? (u32)v : v;
+	int mode = aup_mode(regs);
+
+	if (mode < 0 || au->plan[mode].err || !au->plan[mode].len)
+		return NULL;
+	return &au->plan[mode];
+}
+
+/* An address computation in the plan's mode. */
+static unsigned long aup_trunc(const struct arch_uprobe_plan *p,
+			       unsigned long v)
+{
+	return p->ia32 ? (u32)v : v;
 }
 
 /* A branch target the CPU would jump to without faulting at the branch. */
-static bool aup_target_ok(const struct arch_uprobe *au, unsigned long ip)
+static bool aup_target_ok(const struct arch_uprobe_plan *p, unsigned long ip)
 {
-	return au->ia32 || ip < TASK_SIZE_MAX;
+	return p->ia32 || ip < TASK_SIZE_MAX;
 }
 
 /*
@@ -763,12 +831,12 @@ static bool aup_aligned(struct pt_regs *regs, unsigned long addr,
 	return !(regs->flags & X86_EFLAGS_AC) || !(addr & (size - 1));
 }
 
-static bool aup_push(const struct arch_uprobe *au, struct pt_regs *regs,
+static bool aup_push(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		     unsigned long val)
 {
 	unsigned long sp;
 
-	if (au->ia32) {
+	if (p->ia32) {
 		sp = (u32)(regs->sp - 4);
 		if (!aup_aligned(regs, sp, 4) ||
 		    put_user((u32)val, (u32 __user *)sp))
@@ -819,19 +887,19 @@ static bool aup_cond(unsigned int cc, unsigned long flags)
 }
 
 /* loopne (0), loope (1), loop (2), jrcxz (3): taken? Updates the count. */
-static bool aup_loop(const struct arch_uprobe *au, struct pt_regs *regs)
+static bool aup_loop(const struct arch_uprobe_plan *p, struct pt_regs *regs)
 {
-	unsigned long cx = aup_trunc(au, regs->cx);
+	unsigned long cx = aup_trunc(p, regs->cx);
 
-	if (au->cond == 3)
+	if (p->cond == 3)
 		return !cx;
-	cx = aup_trunc(au, cx - 1);
+	cx = aup_trunc(p, cx - 1);
 	regs->cx = cx;
 	if (!cx)
 		return false;
-	if (au->cond == 2)
+	if (p->cond == 2)
 		return true;
-	return !(regs->flags & X86_EFLAGS_ZF) == !au->cond;
+	return !(regs->flags & X86_EFLAGS_ZF) == !p->cond;
 }
 
 static bool aup_get_ptr(struct pt_regs *regs, unsigned long addr,
@@ -845,18 +913,18 @@ static bool aup_get_ptr(struct pt_regs *regs, unsigned long addr,
 	return true;
 }
 
-static unsigned long aup_lea_value(const struct arch_uprobe *au,
+static unsigned long aup_lea_value(const struct arch_uprobe_plan *p,
 				   struct pt_regs *regs, unsigned long next)
 {
-	unsigned long ea = au->rel;
+	unsigned long ea = p->rel;
 
-	if (au->src == AUP_REG_RIP)
+	if (p->src == AUP_REG_RIP)
 		ea += next;
-	else if (au->src != AUP_REG_NONE)
-		ea += *aup_regp(regs, au->src);
-	if (au->index != AUP_REG_NONE)
-		ea += *aup_regp(regs, au->index) << au->scale;
-	return aup_trunc(au, ea);
+	else if (p->src != AUP_REG_NONE)
+		ea += *aup_regp(regs, p->src);
+	if (p->index != AUP_REG_NONE)
+		ea += *aup_regp(regs, p->index) << p->scale;
+	return aup_trunc(p, ea);
 }
 
 /**
@@ -870,74 +938,76 @@ static unsigned long aup_lea_value(const struct arch_uprobe *au,
  * Context: process context, may fault on user memory.
  *
  * Return: true if done; false if the instruction must be stepped instead
- * (not emulated, the program single-steps, or a memory access faulted: the
- * step will deliver the fault). Nothing is changed when false is returned.
+ * (not emulated in the task's mode, the program single-steps, or a memory
+ * access would fault: the step will deliver the fault). Nothing is changed
+ * when false is returned.
  */
 bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
 {
+	const struct arch_uprobe_plan *p = aup_plan(au, regs);
 	unsigned long next, ip, val;
 
-	if (au->exec != AUP_EMULATE || !aup_mode_ok(au, regs))
+	if (!p || p->exec != AUP_EMULATE)
 		return false;
 	/* A program being stepped must trap after this very instruction. */
 	if ((regs->flags & X86_EFLAGS_TF) ||
 	    test_thread_flag(TIF_SINGLESTEP) || test_thread_flag(TIF_BLOCKSTEP))
 		return false;
 
-	next = aup_trunc(au, regs->ip + au->len);
+	next = aup_trunc(p, regs->ip + p->len);
 	ip = next;
-	switch (au->emul) {
+	switch (p->emul) {
 	case AUP_EM_NOP:
 		break;
 	case AUP_EM_PUSH:
-		if (!aup_push(au, regs, *aup_regp(regs, au->reg)))
+		if (!aup_push(p, regs, *aup_regp(regs, p->reg)))
 			return false;
 		break;
 	case AUP_EM_PUSH_IMM:
-		if (!aup_push(au, regs, (long)au->rel))
+		if (!aup_push(p, regs, (long)p->rel))
 			return false;
 		break;
 	case AUP_EM_PUSHF:
-		if (!aup_push(au, regs, regs->flags &
+		if (!aup_push(p, regs, regs->flags &
 			      ~(X86_EFLAGS_RF | X86_EFLAGS_VM)))
 			return false;
 		break;
 	case AUP_EM_MOV:
-		val = *aup_regp(regs, au->src);
-		*aup_regp(regs, au->reg) = au->opnd == 8 ? val : (u32)val;
+		val = *aup_regp(regs, p->src);
+		*aup_regp(regs, p->reg) = p->opnd == 8 ? val : (u32)val;
 		break;
 	case AUP_EM_LEA:
-		val = aup_lea_value(au, regs, next);
-		*aup_regp(regs, au->reg) = au->opnd == 8 ? val : (u32)val;
+		val = aup_lea_value(p, regs, next);
+		*aup_regp(regs, p->reg) = p->opnd == 8 ? val : (u32)val;
 		break;
 	case AUP_EM_JCC:
-		if (!aup_cond(au->cond, regs->flags))
+		if (!aup_cond(p->cond, regs->flags))
 			break;
 		fallthrough;
 	case AUP_EM_JMP:
-		ip = aup_trunc(au, next + au->rel);
-		if (!aup_target_ok(au, ip))
+		ip = aup_trunc(p, next + p->rel);
+		if (!aup_target_ok(p, ip))
 			return false;
 		break;
 	case AUP_EM_CALL:
-		ip = aup_trunc(au, next + au->rel);
-		if (!aup_target_ok(au, ip) || !aup_push(au, regs, next))
+		ip = aup_trunc(p, next + p->rel);
+		if (!aup_target_ok(p, ip) || !aup_push(p, regs, next))
 			return false;
 		break;
 	case AUP_EM_LOOP:
 		/* The count changes whether or not the branch is taken. */
-		ip = aup_trunc(au, next + au->rel);
-		if (!aup_target_ok(au, ip))
+		ip = aup_trunc(p, next + p->rel);
+		if (!aup_target_ok(p, ip))
 			return false;
-		if (!aup_loop(au, regs))
+		if (!aup_loop(p, regs))
 			ip = next;
 		break;
 	case AUP_EM_JMP_MEM:
 	case AUP_EM_CALL_MEM:
-		if (!aup_get_ptr(regs, next + au->rel, &ip) ||
-		    !aup_target_ok(au, ip))
+		if (!aup_get_ptr(regs, next + p->rel, &ip) ||
+		    !aup_target_ok(p, ip))
 			return false;
-		if (au->emul == AUP_EM_CALL_MEM && !aup_push(au, regs, next))
+		if (p->emul == AUP_EM_CALL_MEM && !aup_push(p, regs, next))
 			return false;
 		break;
 	default:
@@ -954,23 +1024,31 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
  * @slot_vaddr: the user address the slot has in the task's mm
  * @vaddr: the probed address the slot stands for
  *
- * Writes the copy, followed by the guard int3 (and the landing int3 of a
- * relative branch). The contents depend only on @au, so a slot can be
+ * Writes the copy of the plan for the mode current runs in (the task about
+ * to step), followed by the guard int3 (and the landing int3 of a relative
+ * branch). The contents depend only on @au and that mode, so a slot can be
  * shared by every thread of the mm and kept across hits.
  *
- * Return: the number of bytes used, or -errno.
+ * Context: process context, current is the task that hit the probe.
+ *
+ * Return: the number of bytes used, or -ENOEXEC if current's mode has no
+ * plan it can run, or the slot is out of its reach (32-bit code, slot above
+ * 4 GiB): the probe cannot be stepped in this task.
  */
 int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 			  unsigned long slot_vaddr, unsigned long vaddr)
 {
+	const struct arch_uprobe_plan *p = aup_plan(au, task_pt_regs(current));
 	u8 *s = slot;
 	int len;
 
 	BUILD_BUG_ON(MAX_UINSN_BYTES + 2 > UPROBE_XOL_SLOT_BYTES);
-	if (!au->xol_len || au->xol_len > MAX_UINSN_BYTES)
-		return -EINVAL;
-	memcpy(s, au->xol, au->xol_len);
-	len = au->xol_len;
+	if (!p || !p->xol_len || p->xol_len > MAX_UINSN_BYTES)
+		return -ENOEXEC;
+	if (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32))
+		return -ENOEXEC;
+	memcpy(s, p->xol, p->xol_len);
+	len = p->xol_len;
 	/*
 	 * Guard: reached only when the copy ran without a #DB (the kernel
 	 * emulated it, or a rep string instruction ran its last iterations
@@ -979,7 +1057,7 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 	 */
 	s[len++] = UPROBE_SWBP_INSN;
 	/* Where a taken relative branch lands; its #DB comes first. */
-	if (au->fixups & AUP_FIX_RELBR)
+	if (p->fixups & AUP_FIX_RELBR)
 		s[len++] = UPROBE_SWBP_INSN;
 	return len;
 }
@@ -996,17 +1074,20 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
  *
  * Context: process context, IRQs enabled.
  *
- * Return: 0, or -ENOEXEC if the task does not run in the mode the probe
- * was decoded for (nothing is changed then).
+ * Return: 0, or -ENOEXEC if the probe cannot be stepped in the task's mode
+ * (nothing is changed then).
  */
 int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 {
+	const struct arch_uprobe_plan *p = aup_plan(au, regs);
 	struct uprobe_task *ut = current->utask;
 	struct arch_uprobe_task *at = &ut->autask;
 
-	if (!aup_mode_ok(au, regs))
+	if (!p || (p->ia32 && ut->xol_vaddr + UPROBE_XOL_SLOT_BYTES >
+				      BIT_ULL(32)))
 		return -ENOEXEC;
 
+	at->mode = p - au->plan;
 	at->dr6 = 0;
 	at->tf_was_set = regs->flags & X86_EFLAGS_TF;
 	at->blockstep = test_thread_flag(TIF_BLOCKSTEP);
@@ -1016,25 +1097,31 @@ int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	at->saved_trap_nr = current->thread.trap_nr;
 	current->thread.trap_nr = AUP_TRAP_NR;
 
-	if (au->fixups & AUP_FIX_SCRATCH) {
-		unsigned long *p = aup_regp(regs, au->scratch);
+	if (p->fixups & AUP_FIX_SCRATCH) {
+		unsigned long *r = aup_regp(regs, p->scratch);
 
-		at->saved_scratch = *p;
-		*p = ut->vaddr + au->len;
+		at->saved_scratch = *r;
+		*r = ut->vaddr + p->len;
 	}
 	regs->ip = ut->xol_vaddr;
 	regs->flags |= X86_EFLAGS_TF;
 	return 0;
 }
 
+/* The plan being stepped (recorded by pre_xol). */
+static const struct arch_uprobe_plan *aup_stepped(const struct arch_uprobe *au)
+{
+	return &au->plan[current->utask->autask.mode % AUP_NR_MODES];
+}
+
 /* Restore what pre_xol changed, except ip. */
-static void aup_undo(struct arch_uprobe *au, struct pt_regs *regs,
+static void aup_undo(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		     bool rearm_blockstep)
 {
 	struct arch_uprobe_task *at = &current->utask->autask;
 
-	if (au->fixups & AUP_FIX_SCRATCH)
-		*aup_regp(regs, au->scratch) = at->saved_scratch;
+	if (p->fixups & AUP_FIX_SCRATCH)
+		*aup_regp(regs, p->scratch) = at->saved_scratch;
 	/* A fault's trap_nr stays: the signal frame reports it. */
 	if (current->thread.trap_nr == AUP_TRAP_NR)
 		current->thread.trap_nr = at->saved_trap_nr;
@@ -1088,17 +1175,18 @@ static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
  * same state, without calling pre_xol again; the end is reported through
  * uprobe_sstep_done() as usual); -EFAULT if the step did not complete, or
  * ended in a fault or a trap reported at the probed address, or its result
- * could not be fixed (the core then calls arch_uprobe_abort_xol(), which puts ip back
- * at the probed address).
+ * could not be fixed (the core then calls arch_uprobe_abort_xol(), which
+ * puts ip back at the probed address).
  */
 int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 {
+	const struct arch_uprobe_plan *p = aup_stepped(au);
 	struct uprobe_task *ut = current->utask;
 	struct arch_uprobe_task *at = &ut->autask;
-	unsigned long end = ut->xol_vaddr + au->xol_len;
-	unsigned long next = aup_trunc(au, ut->vaddr + au->len);
+	unsigned long end = ut->xol_vaddr + p->xol_len;
+	unsigned long next = aup_trunc(p, ut->vaddr + p->len);
 	unsigned long target = next, bits;
-	unsigned int size = au->ia32 ? 4 : 8;
+	unsigned int size = p->ia32 ? 4 : 8;
 	bool taken = true, report;
 
 	if (current->thread.trap_nr != AUP_TRAP_NR)
@@ -1118,7 +1206,7 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		aup_sigtrap(regs, bits);
 		return -EFAULT;
 	}
-	if ((au->fixups & AUP_FIX_REP) && regs->ip == ut->xol_vaddr) {
+	if ((p->fixups & AUP_FIX_REP) && regs->ip == ut->xol_vaddr) {
 		/*
 		 * Rep string instructions trap after every iteration. Let the
 		 * CPU run the others without TF (unless the program steps
@@ -1129,43 +1217,42 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		return -EAGAIN;
 	}
 
-	if (au->fixups & AUP_FIX_RELBR) {
+	if (p->fixups & AUP_FIX_RELBR) {
 		if (regs->ip != end && regs->ip != end + 1)
 			return -EFAULT;
 		taken = regs->ip == end + 1;
 		if (taken)
-			target = aup_trunc(au, next + au->rel);
-	} else if (au->fixups & AUP_FIX_IP) {
+			target = aup_trunc(p, next + p->rel);
+	} else if (p->fixups & AUP_FIX_IP) {
 		if (regs->ip != end)
 			return -EFAULT;
 		taken = false;
 	}
 
 	/* The CPU would not have branched (nor pushed), but raised #GP. */
-	if (taken && (au->fixups & AUP_FIX_RELBR) && !au->ia32 &&
+	if (taken && (p->fixups & AUP_FIX_RELBR) && !p->ia32 &&
 	    !__is_canonical_address(target, boot_cpu_data.x86_virt_bits)) {
-		if (au->fixups & AUP_FIX_CALL)
+		if (p->fixups & AUP_FIX_CALL)
 			regs->sp += size;
 		return aup_gp();
 	}
-
-	if (au->fixups & AUP_FIX_CALL) {
+	if (p->fixups & AUP_FIX_CALL) {
 		if (aup_put(regs->sp, next, size)) {
 			regs->sp += size;	/* undo the push: retry */
 			return -EFAULT;
 		}
 	}
-	if ((au->fixups & AUP_FIX_PUSHF) && !at->tf_was_set) {
-		u16 __user *p = (u16 __user *)regs->sp;
-		u16 w;
+	if ((p->fixups & AUP_FIX_PUSHF) && !at->tf_was_set) {
+		u16 __user *w = (u16 __user *)regs->sp;
+		u16 flags;
 
-		if (get_user(w, p) || put_user(w & ~X86_EFLAGS_TF, p)) {
-			regs->sp += au->opnd;
+		if (get_user(flags, w) || put_user(flags & ~X86_EFLAGS_TF, w)) {
+			regs->sp += p->opnd;
 			return -EFAULT;
 		}
 	}
 
-	if (au->fixups & (AUP_FIX_RELBR | AUP_FIX_IP))
+	if (p->fixups & (AUP_FIX_RELBR | AUP_FIX_IP))
 		regs->ip = target;
 
 	/*
@@ -1174,9 +1261,9 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	 * otherwise goes on. Watchpoints trap whatever the TF.
 	 */
 	report = at->tf_was_set &&
-		 (!at->blockstep || ((au->fixups & AUP_FIX_BRANCH) && taken));
+		 (!at->blockstep || ((p->fixups & AUP_FIX_BRANCH) && taken));
 	bits = at->dr6 | (report ? DR_STEP : 0);
-	aup_undo(au, regs, !bits);
+	aup_undo(p, regs, !bits);
 	if (bits)
 		aup_sigtrap(regs, bits);
 	return 0;
@@ -1188,14 +1275,15 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
  * @regs: the user registers
  *
  * Undoes arch_uprobe_pre_xol() and puts ip back on the probed address, so
- * that a signal is delivered there (a fault taken by the copy keeps its
- * trap_nr for the signal frame) or the hit is retried.
+ * that a signal is delivered there with the program's own registers (a
+ * fault taken by the copy keeps its trap_nr for the signal frame), or the
+ * hit is retried.
  *
  * Context: process context, IRQs enabled.
  */
 void arch_uprobe_abort_xol(struct arch_uprobe *au, struct pt_regs *regs)
 {
-	aup_undo(au, regs, true);
+	aup_undo(aup_stepped(au), regs, true);
 	regs->ip = current->utask->vaddr;
 }
 
@@ -1233,7 +1321,7 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 	struct uprobe_task *ut = current->utask;
 
 	if (!ut || ut->state != UTASK_SSTEP || !ut->auprobe ||
-	    regs->ip != ut->xol_vaddr + ut->auprobe->xol_len + 1)
+	    regs->ip != ut->xol_vaddr + aup_stepped(ut->auprobe)->xol_len + 1)
 		return false;
 	regs->ip--;
 	if (uprobe_sstep_done(regs))
@@ -1305,16 +1393,24 @@ arch_initcall(arch_uprobes_init);
  * @trampoline: user address of the return-probe trampoline
  * @regs: registers at the probed function's first instruction
  *
+ * The return address is 8 bytes in 64-bit code and 4 bytes in 32-bit code,
+ * whose trampoline must then lie below 4 GiB.
+ *
+ * Context: process context, may fault on user memory.
+ *
  * Return: the original return address (@trampoline itself when it already
  * was, for a tail call of a probed function), or -1UL when the stack cannot
- * be read or written.
+ * be read or written, or the task's mode cannot return to @trampoline.
  */
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
 						struct pt_regs *regs)
 {
-	unsigned int rasize = user_64bit_mode(regs) ? 8 : 4;
+	int mode = aup_mode(regs);
+	unsigned int rasize = mode == AUP_MODE_64 ? 8 : 4;
 	unsigned long orig = 0;
 
+	if (mode < 0 || (rasize == 4 && trampoline > U32_MAX))
+		return -1UL;
 	if (copy_from_user(&orig, (void __user *)regs->sp, rasize))
 		return -1UL;
 	if (orig == trampoline)

@@ -33,6 +33,7 @@ typedef long long s64;
 #define __init
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
+#define U32_MAX		0xffffffffU
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BUILD_BUG_ON(c)	static_assert(!(c), #c)
 #define fallthrough	__attribute__((__fallthrough__))
@@ -51,6 +52,7 @@ struct pt_regs {
 
 #define __USER_CS	0x33
 #define __USER32_CS	0x23
+#define __USER_DS	0x2b
 
 #define X86_EFLAGS_CF	0x0001UL
 #define X86_EFLAGS_PF	0x0004UL
@@ -133,6 +135,10 @@ static inline bool test_thread_flag(int flag)
 void set_task_blockstep(struct task_struct *t, bool on);
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code);
 void force_sig(int sig);
+
+/* The user registers of current (the test points it at its regs). */
+extern struct pt_regs *aup_test_regs;
+#define task_pt_regs(t)	(aup_test_regs)
 
 static inline int get_si_code(unsigned long condition)
 {

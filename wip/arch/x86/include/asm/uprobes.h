@@ -30,10 +30,23 @@ enum arch_uprobe_exec {
 };
 
 /**
- * struct arch_uprobe - decoded probed instruction
- * @insn: the original instruction bytes (the perf callchain code looks at
- *	the first ones to recognise a function entry)
- * @len: length of @insn
+ * enum arch_uprobe_mode - the CPU mode a decoding of the instruction is for
+ * @AUP_MODE_64: 64-bit mode (x86_64 and x32 tasks)
+ * @AUP_MODE_32: 32-bit code: a compat (ia32) task on a 64-bit kernel, any
+ *	task on a 32-bit kernel
+ * @AUP_NR_MODES: number of modes
+ */
+enum arch_uprobe_mode {
+	AUP_MODE_64,
+	AUP_MODE_32,
+	AUP_NR_MODES,
+};
+
+/**
+ * struct arch_uprobe_plan - how the probed instruction runs in one mode
+ * @err: 0 if the instruction can be run in this mode; -EINVAL if it does
+ *	not decode, -ENOTSUPP if it is refused (see arch/x86/kernel/uprobes.c)
+ * @len: length of the instruction
  * @exec: &enum arch_uprobe_exec
  * @emul: which emulation, for AUP_EMULATE
  * @fixups: what to correct after a step (return address of a call, the
@@ -56,8 +69,8 @@ enum arch_uprobe_exec {
  *	pushf
  * @ia32: decoded for 32-bit mode
  */
-struct arch_uprobe {
-	u8 insn[MAX_UINSN_BYTES];
+struct arch_uprobe_plan {
+	s16 err;
 	u8 len;
 	u8 exec;
 	u8 emul;
@@ -76,12 +89,27 @@ struct arch_uprobe {
 };
 
 /**
+ * struct arch_uprobe - decoded probed instruction
+ * @insn: the original instruction bytes (the perf callchain code looks at
+ *	the first ones to recognise a function entry)
+ * @plan: how it runs, per &enum arch_uprobe_mode: the same bytes are a
+ *	different instruction in 32-bit code, and a file can be mapped by
+ *	tasks of either mode (or one task can switch), so the mode of the
+ *	task that hits the probe picks the plan
+ */
+struct arch_uprobe {
+	u8 insn[MAX_UINSN_BYTES];
+	struct arch_uprobe_plan plan[AUP_NR_MODES];
+};
+
+/**
  * struct arch_uprobe_task - per-task state kept across a step
  * @saved_scratch: user value of the scratch register during a RIP-relative
  *	step
  * @saved_trap_nr: thread.trap_nr before the step, restored after it
  * @dr6: debug-trap bits (data breakpoints) of the #DB that ended the step,
  *	reported to the program once the step is fixed up
+ * @mode: the &enum arch_uprobe_mode being stepped
  * @tf_was_set: the program itself had TF set (its own, or a ptrace single
  *	step): keep TF and report the step to it afterwards
  * @blockstep: ptrace block-step (BTF) was on; suspended during our step
@@ -90,6 +118,7 @@ struct arch_uprobe_task {
 	unsigned long saved_scratch;
 	unsigned long saved_trap_nr;
 	unsigned long dr6;
+	u8 mode;
 	bool tf_was_set;
 	bool blockstep;
 };
