@@ -408,6 +408,9 @@ static void test_table(void)
 		if (c->scratch != ANY)
 			CHECK(p->scratch == c->scratch, "%s: scratch %d want %d", c->hex,
 			      p->scratch, c->scratch);
+		CHECK(p->boostable == (p->exec == AUP_STEP &&
+				       !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH))),
+		      "%s: boostable %d", c->hex, p->boostable);
 		if (c->xol) {
 			CHECK(parse_hex(c->xol, x, 15) == p->xol_len &&
 			      !memcmp(x, p->xol, p->xol_len), "%s: xol", c->hex);
@@ -430,7 +433,8 @@ static void test_table(void)
 			printf("%-34s exec %d emul %2d fix %#04x reg %3d src %3d idx %3d",
 			       want, p->exec, p->emul, p->fixups, p->reg, p->src, p->index);
 		if (getenv("AUP_VERBOSE"))
-			printf(" sc %d rel %d xol %s\n", p->scale, p->rel, got);
+			printf(" sc %d rel %d boost %d xol %s\n", p->scale, p->rel,
+			       p->boostable, got);
 	}
 	/* Invalid encodings: the decoder must fail, not guess. */
 	memset(b, 0, sizeof(b));
@@ -1189,6 +1193,7 @@ struct stream {
 
 static unsigned long st_ins, st_mismatch, st_einval, st_enotsupp, st_emul, st_step;
 static unsigned long st_riprel, st_emul_kind[16], st_fwait, st_rexsplit, st_mismatch_refused;
+static unsigned long st_boost;
 static char cur_file[256];
 
 static bool all_prefixes(const u8 *p, int n)
@@ -1260,6 +1265,7 @@ static void check_stream(struct stream *s)
 			st_emul_kind[PL(&au, false)->emul & 15]++;
 		} else {
 			st_step++;
+			st_boost += PL(&au, false)->boostable;
 		}
 		if (!ret && (PL(&au, false)->fixups & AUP_FIX_SCRATCH))
 			st_riprel++;
@@ -1312,9 +1318,9 @@ static int do_objdump(void)
 	read_listing(check_stream);
 	printf("instructions %lu, length mismatches %lu (and %lu that we refuse; objdump shows\n"
 	       "%lu fwait + x87 as one, %lu prefix-only lines), EINVAL %lu, ENOTSUPP %lu,\n"
-	       "emulated %lu, stepped %lu (RIP-relative rewritten %lu)\n",
+	       "emulated %lu, stepped %lu (RIP-relative rewritten %lu, boostable %lu)\n",
 	       st_ins, st_mismatch, st_mismatch_refused, st_fwait, st_rexsplit, st_einval,
-	       st_enotsupp, st_emul, st_step, st_riprel);
+	       st_enotsupp, st_emul, st_step, st_riprel, st_boost);
 	printf("emulations:");
 	for (i = 1; i < 16; i++)
 		if (st_emul_kind[i])

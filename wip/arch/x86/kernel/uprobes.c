@@ -122,6 +122,17 @@
  * stepped pushf has our TF cleared in the pushed word (a TF that was set
  * before our step stays, as it does natively under ptrace).
  *
+ * Booster (issue 6, not done here): plan->boostable marks the stepped
+ * instructions whose copy, followed by a jump back to vaddr + len, is the
+ * instruction itself with no kernel work after it: no relative branch, no
+ * call (its return address), no RIP-relative operand (the scratch
+ * register), no rep string instruction (the guard must end it), no pushf
+ * (TF). ret and indirect jumps qualify: they never reach the jump back.
+ * The booster must still run a hit through the stepped path whenever
+ * arch_uprobe_emulate() would decline for TF/ptrace reasons, and must map a
+ * fault or a signal frame taken inside a boosted slot back to the probed
+ * address (FAILURE-MODES #17); plan->xol_len says where the jump goes.
+ *
  * Shape, compared with a classic "single-step every hit through a per-task
  * slot" design: the instructions at function entries and branches (about
  * half of all instructions in /usr/bin) take no second trap; the slot
@@ -691,6 +702,13 @@ static bool aup_decoded_ok(const struct aup_decoded *d)
 	return d->insn.attr || aup_known_bare(d);
 }
 
+/* The planned step needs nothing from the kernel after the copy ran. */
+static bool aup_boostable(const struct arch_uprobe_plan *p)
+{
+	return p->exec == AUP_STEP &&
+	       !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH));
+}
+
 /* Decode @bytes for one mode and fill in the plan, or return why not. */
 static int aup_analyze(struct arch_uprobe_plan *p, const u8 *bytes, bool ia32)
 {
@@ -732,6 +750,7 @@ static int aup_analyze(struct arch_uprobe_plan *p, const u8 *bytes, bool ia32)
 		if (ret)
 			return ret;
 	}
+	p->boostable = aup_boostable(p);
 	return 0;
 }
 

@@ -51,6 +51,9 @@ enum arch_uprobe_mode {
  * @emul: which emulation, for AUP_EMULATE
  * @fixups: what to correct after a step (return address of a call, the
  *	scratch register of a RIP-relative form, the instruction pointer)
+ * @boostable: the copy in a slot followed by a jump back to the next
+ *	instruction is the instruction itself: no fix-up, no scratch
+ *	register, no TF needed (for the booster)
  * @reg: register operand of an emulation: the pushed register, or the
  *	destination of a mov or lea
  * @cond: condition code of an emulated jcc, or which of loopne, loope,
@@ -75,6 +78,7 @@ struct arch_uprobe_plan {
 	u8 exec;
 	u8 emul;
 	u8 fixups;
+	u8 boostable;
 	u8 reg;
 	u8 cond;
 	s32 rel;
