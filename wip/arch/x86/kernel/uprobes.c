@@ -133,15 +133,22 @@
  * fault or a signal frame taken inside a boosted slot back to the probed
  * address (FAILURE-MODES #17); plan->xol_len says where the jump goes.
  *
- * Shape, compared with a classic "single-step every hit through a per-task
- * slot" design: the instructions at function entries and branches (about
- * half of all instructions in /usr/bin) take no second trap; the slot
- * contents depend only on the probe and the mode, never on the task or the
- * slot address, so one slot serves all threads of an mm and can be kept
- * across hits (the booster will replace the guard by a jump back); the
- * notifiers only flag work for the core and never sleep; and what the
- * program can see (TF traps, pushed flags, trap numbers, DR6, fault
- * addresses) stays what the CPU would have shown without the probe.
+ * Compared with stock 6.1, as far as a program can tell (its code was not
+ * read; the selftests show the differences): a probed pushf pushes the
+ * program's flags (stock pushes its own TF: uprobe_core's pushf_flags), a
+ * probe on syscall and the other refused instructions fails to register
+ * (stock accepts syscall and the probed program dies: syscall_insn_refused),
+ * and the usual instructions at function entries and branches take no
+ * second trap. Inside the kernel, the slot contents depend only on the
+ * probe and the mode, never on the task or the slot address, so one slot
+ * serves all threads of an mm and can be kept across hits, and the
+ * notifiers only flag work for the core and never sleep.
+ *
+ * Known limits: x87 instructions run in the slot leave the slot address in
+ * the FPU instruction pointer (fnstenv, fxsave); a ptrace single-step of a
+ * probed rep string instruction reports one step, not one per iteration;
+ * an aborted step (a fault, a watchpoint inside a rep string) restarts at
+ * the int3, so the probe's handlers run again when the program retries.
  *
  * What the core must do: call arch_uprobe_emulate() with ip at the probed
  * address; if it declines, fill the slot from the hitting task (a failure
@@ -153,6 +160,11 @@
  * IRQs on; on -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and
  * #UD taken by the copy are reported at vaddr through
  * uprobe_get_trap_addr().
+ *
+ * Locking: none here. A plan is written once, by arch_uprobe_analyze_insn()
+ * before the probe can be hit, and only read afterwards; everything else
+ * is the current task's own state, used in its own process context or in
+ * its own trap handlers (IRQs off, no sleeping, no user memory access).
  *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
