@@ -220,15 +220,23 @@ static struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
 	return &um->hot[hash_long(vaddr, UPROBE_HOT_BITS)];
 }
 
-/* @site entered @um->sites: cache it if its entry is free. */
-static void hot_add(struct mm_struct *mm, struct uprobes_mm *um,
-		    struct uprobe_site *site)
+/*
+ * @site entered @um->sites: cache it if its entry is free. Caller holds
+ * the mm's mmap_lock for write, or the mm is not visible to anyone yet.
+ */
+static void __hot_add(struct uprobes_mm *um, struct uprobe_site *site)
 {
 	struct uprobe_site __rcu **e = hot_entry(um, site->vaddr);
 
-	mmap_assert_write_locked(mm);
 	if (!rcu_access_pointer(*e))
 		rcu_assign_pointer(*e, site);
+}
+
+static void hot_add(struct mm_struct *mm, struct uprobes_mm *um,
+		    struct uprobe_site *site)
+{
+	mmap_assert_write_locked(mm);
+	__hot_add(um, site);
 }
 
 /* @site leaves @um->sites (or changes vaddr): uncache it. */
@@ -1528,7 +1536,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 			kfree(copy);
 			break;
 		}
-		hot_add(newmm, um, copy);
+		__hot_add(um, copy);	/* newmm is not visible yet */
 	}
 	newmm->uprobes_state.sites = um;
 }
