@@ -36,7 +36,6 @@
 static struct uprobe_task test_utask;
 static struct task_struct test_task = { .utask = &test_utask };
 struct task_struct *aup_test_current = &test_task;
-struct pt_regs *aup_test_regs;
 struct cpuinfo_x86 boot_cpu_data = { .x86_virt_bits = 48 };
 
 static int nr_sigtrap, nr_blockstep_on, nr_blockstep_off;
@@ -667,22 +666,44 @@ static void test_jcc(void)
 		      "cc %#x flags %#lx", t[i].cc, t[i].flags);
 }
 
+/*
+ * A filled slot: in each half, the copy of that mode's plan if it can run
+ * there, then int3s; only int3s otherwise.
+ */
+static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long slot)
+{
+	int mode, i, n;
+
+	for (mode = 0; mode < AUP_NR_MODES; mode++) {
+		const struct arch_uprobe_plan *p = &au->plan[mode];
+		const u8 *half = buf + mode * AUP_HALF;
+
+		n = !p->err && (!p->ia32 || slot + UPROBE_XOL_SLOT_BYTES <= BIT_ULL(32)) ?
+		    p->xol_len : 0;
+		if (memcmp(half, p->xol, n))
+			return false;
+		for (i = n; i < AUP_HALF; i++)
+			if (half[i] != 0xcc)
+				return false;
+	}
+	return true;
+}
+
 /* Run a step "by hand": fill, pre_xol, move ip as the CPU would, post_xol. */
 static void begin_step(struct arch_uprobe *au, struct pt_regs *r, unsigned long v,
 		       unsigned long slot)
 {
-	const struct arch_uprobe_plan *p = &au->plan[r->cs == __USER32_CS];
+	int copy = (r->cs == __USER32_CS) * AUP_HALF;
 	u8 buf[UPROBE_XOL_SLOT_BYTES];
 
-	aup_test_regs = r;
-	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) ==
-	      p->xol_len + 1 + !!(p->fixups & AUP_FIX_RELBR), "fill");
+	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      slot_ok(au, buf, slot), "fill");
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
 	test_utask.auprobe = au;
 	test_utask.state = UTASK_SSTEP;
 	CHECK(!arch_uprobe_pre_xol(au, r), "pre_xol");
-	CHECK(r->ip == slot && (r->flags & X86_EFLAGS_TF), "pre_xol ip/TF");
+	CHECK(r->ip == slot + copy && (r->flags & X86_EFLAGS_TF), "pre_xol ip/TF");
 }
 
 static void test_step(void)
@@ -748,9 +769,8 @@ static void test_step(void)
 	/* call rel32, stepped: lands in the slot, whatever the distance */
 	analyze_hex(&au, "e8 00 01 00 00", false);
 	regs_init(&r, v);
-	aup_test_regs = &r;
-	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == 7 && buf[5] == 0xcc &&
-	      buf[6] == 0xcc, "fill call");
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      buf[5] == 0xcc && buf[6] == 0xcc && buf[32] == 0xe8, "fill call");
 	memcpy(&rel, buf + 1, 4);
 	CHECK(rel == 1, "call lands on the slot's second int3: %#x", rel);
 	begin_step(&au, &r, v, 0x7f0000000000UL);
@@ -816,7 +836,8 @@ static void test_step(void)
 	regs_init(&r, 0x80000000UL);
 	r.cs = __USER32_CS;
 	begin_step(&au, &r, 0x80000000UL, slot);
-	r.ip = slot + 5 + 1;
+	CHECK(r.ip == slot + AUP_HALF, "32-bit copy in the second half");
+	r.ip = slot + AUP_HALF + 5 + 1;
 	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == 5, "jmp32 wraps (step): %#lx", r.ip);
 
 	/* rep movsb: stops after an iteration with ip at the slot */
@@ -886,28 +907,33 @@ static void test_step(void)
 	nr_sigtrap = 0;
 	test_task.tif = 0;
 
-	/* a plan the task's mode refuses: no slot, no step */
+	/* a plan the task's mode refuses: no emulation, no step */
 	CHECK(analyze_bytes(&au, (const u8 *)"\xc5\x00\x58\xc0", 4, false) == 0 &&
 	      PL(&au, true)->err == -ENOTSUPP, "vaddps / lds");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
-	aup_test_regs = &r;
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
-	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == -ENOEXEC, "no 32-bit slot");
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      !memcmp(buf, "\xc5\x00\x58\xc0\xcc", 5) && buf[32] == 0xcc,
+	      "the 64-bit copy only");
 	CHECK(!arch_uprobe_emulate(&au, &r), "no 32-bit emulation");
 	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "no 32-bit step");
-	r.cs = __USER_CS;
-	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == 5, "64-bit slot");
 	/* 32-bit code cannot reach a slot above 4 GiB */
-	analyze_hex(&au, "40", true);
+	CHECK(analyze_bytes(&au, (const u8 *)"\x48\x3e\x8b\x00", 4, true) == 0 &&
+	      PL(&au, false)->err == -EINVAL, "dec %%eax, only in 32-bit code");
+	CHECK(arch_uprobe_fill_slot(&au, buf, 0x100000000UL, v) == -ENOEXEC, "slot > 4G");
+	CHECK(arch_uprobe_fill_slot(&au, buf, 0xffffffc0UL, v) == UPROBE_XOL_SLOT_BYTES &&
+	      buf[0] == 0xcc && buf[32] == 0x48 && buf[33] == 0xcc, "slot < 4G");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
-	aup_test_regs = &r;
-	CHECK(arch_uprobe_fill_slot(&au, buf, 0x100000000UL, v) == -ENOEXEC, "slot > 4G");
-	CHECK(arch_uprobe_fill_slot(&au, buf, 0xffffffc0UL, v) == 2, "slot < 4G");
 	test_utask.xol_vaddr = 0xffffffe0UL;
 	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "pre_xol slot > 4G");
+	test_utask.xol_vaddr = 0xffffffc0UL;
+	CHECK(!arch_uprobe_pre_xol(&au, &r) && r.ip == 0xffffffc0UL + AUP_HALF,
+	      "pre_xol slot < 4G");
+	arch_uprobe_abort_xol(&au, &r);
+	CHECK(r.ip == v && !(r.flags & X86_EFLAGS_TF), "abort");
 }
 
 static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6);
@@ -1600,14 +1626,14 @@ static int nr_fuzz_done, nr_fuzz_fault, nr_fuzz_emul, nr_fuzz_declined, nr_fuzz_
 static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outcome *o)
 {
 	const struct arch_uprobe_plan *p = PL(au, L->ia32);
+	unsigned long copy = slot + (L->ia32 ? AUP_HALF : 0);
 	struct pt_regs r;
 	int ret, n;
 
 	memset((void *)slot, 0, SLOT_SIZE);
 	cpu_to_regs(&cpu_init, &r);
-	aup_test_regs = &r;
 	ret = arch_uprobe_fill_slot(au, (void *)slot, slot, CODE_V);
-	if (ret < p->xol_len + 1)
+	if (ret != UPROBE_XOL_SLOT_BYTES)
 		return false;
 	/* stray jumps into the rest of the slot page trap */
 	memset((void *)slot + ret, 0xcc, SLOT_SIZE - ret);
@@ -1632,13 +1658,13 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 		memcpy(o->cpu.xmm, trap_out.cpu.xmm, sizeof(o->cpu.xmm));
 		/* the guard int3, as the DIE_INT3 notifier sees it */
 		if (trap_out.signo == SIGTRAP && trap_out.code == SI_KERNEL &&
-		    r.ip == slot + p->xol_len + 1) {
+		    r.ip == copy + p->xol_len + 1) {
 			struct die_args args = { .regs = &r };
 
 			cs_of(&r);
 			sstep_done_ret = true;
 			if (die_nb->notifier_call(die_nb, DIE_INT3, &args) != NOTIFY_STOP ||
-			    r.ip != slot + p->xol_len) {
+			    r.ip != copy + p->xol_len) {
 				printf("guard not taken\n");
 				return false;
 			}
@@ -1646,7 +1672,7 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 			nr_fuzz_guard++;
 		}
 		if ((trap_out.signo == SIGTRAP && trap_out.code == TRAP_TRACE) ||
-		    r.ip == slot + p->xol_len) {
+		    r.ip == copy + p->xol_len) {
 			ret = arch_uprobe_post_xol(au, &r);
 			if (ret == -EAGAIN) {
 				nr_fuzz_again++;
@@ -1663,7 +1689,7 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 			o->signo = SIGALRM;
 			return true;
 		}
-		if (trap_out.cpu.ip < slot || trap_out.cpu.ip >= slot + p->xol_len) {
+		if (trap_out.cpu.ip < copy || trap_out.cpu.ip >= copy + p->xol_len) {
 			printf("signal %d outside the slot at %#lx\n", trap_out.signo,
 			       trap_out.cpu.ip);
 			return false;
@@ -1675,7 +1701,7 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 		o->code = trap_out.code;
 		o->addr = trap_out.addr;
 		/* #DE, #UD: the core's uprobe_get_trap_addr() reports vaddr */
-		if ((o->signo == SIGFPE || o->signo == SIGILL) && o->addr == slot)
+		if ((o->signo == SIGFPE || o->signo == SIGILL) && o->addr == copy)
 			o->addr = CODE_V;
 		break;
 	}

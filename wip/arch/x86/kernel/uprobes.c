@@ -59,8 +59,10 @@
  *     still at the slot: post_xol clears TF and returns -EAGAIN, the core
  *     returns to user mode, and the CPU runs the other iterations at full
  *     speed (interruptible as usual) until the guard int3 ends the step.
- * The slot holds the copy, then an int3 guard (then, for relative
- * branches, a second int3 where a taken one lands). Should the kernel
+ * A slot holds the copy of each mode's plan, 32 bytes apart (64-bit first,
+ * so the slot is the same whichever task fills it), each followed by an
+ * int3 guard (then, for relative branches, a second int3 where a taken
+ * one lands); every other byte is an int3 too. Should the kernel
  * emulate the copy instead of the CPU running it (UMIP, SEV/TDX #VC/#VE),
  * no #DB comes; the task then hits the guard, and the int3 notifier reports
  * the step as done at slot + len, as if the #DB had come.
@@ -99,10 +101,11 @@
  * an mm, only that mm's mode counts. A hit in a mode whose plan is refused,
  * in 32-bit code with a segment other than the flat __USER32_CS/__USER_DS
  * (LDT code or stack segments), or in 32-bit code whose XOL slot lies above
- * 4 GiB, is neither emulated nor given a slot (arch_uprobe_fill_slot()
- * fails), so the core removes the probe from that process and the
- * original instruction runs. A return probe in 32-bit code hijacks a 4-byte
- * return address, and only with a trampoline below 4 GiB.
+ * 4 GiB, can be neither emulated nor stepped: arch_uprobe_pre_xol() fails
+ * (arch_uprobe_fill_slot() too, if no mode can run the instruction), and
+ * the core must then take the probe out of that process so that the
+ * original instruction runs. A return probe in 32-bit code hijacks a
+ * 4-byte return address, and only with a trampoline below 4 GiB.
  *
  * TF, signals and debug traps: pre_xol records whether the program had TF
  * set itself (or ptrace single-steps it), suspends ptrace block-step (BTF)
@@ -151,15 +154,16 @@
  * the int3, so the probe's handlers run again when the program retries.
  *
  * What the core must do: call arch_uprobe_emulate() with ip at the probed
- * address; if it declines, fill the slot from the hitting task (a failure
- * means no slot: remove the probe from the process), call
- * arch_uprobe_pre_xol() (ip at the probed address, utask->vaddr/xol_vaddr
- * set, state UTASK_SSTEP and utask->auprobe set before returning to user
- * mode), then on uprobe_sstep_done() call arch_uprobe_post_xol() (or, for a
- * fault or a signal, arch_uprobe_abort_xol()), all in process context with
- * IRQs on; on -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and
- * #UD taken by the copy are reported at vaddr through
- * uprobe_get_trap_addr().
+ * address; if it declines, fill the slot (once per probe and mm: the
+ * contents depend on nothing else), call arch_uprobe_pre_xol() (ip at the
+ * probed address, utask->vaddr/xol_vaddr set, state UTASK_SSTEP and
+ * utask->auprobe set before returning to user mode; if the slot or
+ * pre_xol fails, remove the probe from the process whatever its consumers
+ * want, as every later hit would fail too), then on uprobe_sstep_done()
+ * call arch_uprobe_post_xol() (or, for a fault or a signal,
+ * arch_uprobe_abort_xol()), all in process context with IRQs on; on
+ * -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and #UD taken
+ * by the copy are reported at vaddr through uprobe_get_trap_addr().
  *
  * Locking: none here. A plan is written once, by arch_uprobe_analyze_insn()
  * before the probe can be hit, and only read afterwards; everything else
@@ -845,6 +849,15 @@ static unsigned long aup_trunc(const struct arch_uprobe_plan *p,
 	return p->ia32 ? (u32)v : v;
 }
 
+/* Where the copy of each mode's plan sits in a slot. */
+#define AUP_HALF	(UPROBE_XOL_SLOT_BYTES / AUP_NR_MODES)
+
+/* The user address of the copy the current task steps (or will). */
+static unsigned long aup_copy_vaddr(const struct uprobe_task *ut)
+{
+	return ut->xol_vaddr + ut->autask.mode * AUP_HALF;
+}
+
 /* A branch target the CPU would jump to without faulting at the branch. */
 static bool aup_target_ok(const struct arch_uprobe_plan *p, unsigned long ip)
 {
@@ -1055,42 +1068,46 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
  * @slot_vaddr: the user address the slot has in the task's mm
  * @vaddr: the probed address the slot stands for
  *
- * Writes the copy of the plan for the mode current runs in (the task about
- * to step), followed by the guard int3 (and the landing int3 of a relative
- * branch). The contents depend only on @au and that mode, so a slot can be
- * shared by every thread of the mm and kept across hits.
+ * Writes, AUP_HALF bytes apart, the copy of each mode's plan that can run
+ * there (not a 32-bit one above 4 GiB), each followed by the guard int3
+ * and, for a relative branch, its landing int3; the other bytes are int3s
+ * too. The contents depend only on @au and @slot_vaddr, never on the task
+ * that fills it, so a slot can be shared by every thread of the mm, kept
+ * across hits and used by a task in either mode.
  *
- * Context: process context, current is the task that hit the probe.
+ * Context: any.
  *
- * Return: the number of bytes used, or -ENOEXEC if current's mode has no
- * plan it can run, or the slot is out of its reach (32-bit code, slot above
- * 4 GiB): the probe cannot be stepped in this task.
+ * Return: UPROBE_XOL_SLOT_BYTES, or -ENOEXEC if no mode's copy can run in
+ * this slot.
  */
 int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 			  unsigned long slot_vaddr, unsigned long vaddr)
 {
-	const struct arch_uprobe_plan *p = aup_plan(au, task_pt_regs(current));
 	u8 *s = slot;
-	int len;
+	bool used = false;
+	int mode;
 
-	BUILD_BUG_ON(MAX_UINSN_BYTES + 2 > UPROBE_XOL_SLOT_BYTES);
-	if (!p || !p->xol_len || p->xol_len > MAX_UINSN_BYTES)
-		return -ENOEXEC;
-	if (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32))
-		return -ENOEXEC;
-	memcpy(s, p->xol, p->xol_len);
-	len = p->xol_len;
 	/*
 	 * Guard: reached only when the copy ran without a #DB (the kernel
 	 * emulated it, or a rep string instruction ran its last iterations
 	 * without TF); the int3 notifier then reports the step as done.
 	 * The booster will put its jump back to vaddr + len here instead.
+	 * The next int3 is where a taken relative branch lands (its #DB
+	 * comes first).
 	 */
-	s[len++] = UPROBE_SWBP_INSN;
-	/* Where a taken relative branch lands; its #DB comes first. */
-	if (p->fixups & AUP_FIX_RELBR)
-		s[len++] = UPROBE_SWBP_INSN;
-	return len;
+	BUILD_BUG_ON(MAX_UINSN_BYTES + 2 > AUP_HALF);
+	memset(s, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES);
+	for (mode = 0; mode < AUP_NR_MODES; mode++) {
+		const struct arch_uprobe_plan *p = &au->plan[mode];
+
+		if (p->err || !p->xol_len || p->xol_len > MAX_UINSN_BYTES)
+			continue;
+		if (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32))
+			continue;
+		memcpy(s + mode * AUP_HALF, p->xol, p->xol_len);
+		used = true;
+	}
+	return used ? UPROBE_XOL_SLOT_BYTES : -ENOEXEC;
 }
 
 /**
@@ -1101,12 +1118,12 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
  * current->utask->vaddr is the probed address, ->xol_vaddr the slot
  * (filled by arch_uprobe_fill_slot()). Saves what post_xol or abort_xol
  * restore, loads the scratch register of a RIP-relative copy, points ip at
- * the slot and sets TF.
+ * the copy of the task's mode and sets TF.
  *
  * Context: process context, IRQs enabled.
  *
  * Return: 0, or -ENOEXEC if the probe cannot be stepped in the task's mode
- * (nothing is changed then).
+ * or from this slot (nothing is changed then).
  */
 int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 {
@@ -1134,7 +1151,7 @@ int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		at->saved_scratch = *r;
 		*r = ut->vaddr + p->len;
 	}
-	regs->ip = ut->xol_vaddr;
+	regs->ip = aup_copy_vaddr(ut);
 	regs->flags |= X86_EFLAGS_TF;
 	return 0;
 }
@@ -1214,7 +1231,7 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	const struct arch_uprobe_plan *p = aup_stepped(au);
 	struct uprobe_task *ut = current->utask;
 	struct arch_uprobe_task *at = &ut->autask;
-	unsigned long end = ut->xol_vaddr + p->xol_len;
+	unsigned long copy = aup_copy_vaddr(ut), end = copy + p->xol_len;
 	unsigned long next = aup_trunc(p, ut->vaddr + p->len);
 	unsigned long target = next, bits;
 	unsigned int size = p->ia32 ? 4 : 8;
@@ -1222,7 +1239,7 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 
 	if (current->thread.trap_nr != AUP_TRAP_NR)
 		return -EFAULT;
-	if (regs->ip == ut->xol_vaddr && at->dr6) {
+	if (regs->ip == copy && at->dr6) {
 		/*
 		 * A watchpoint between two iterations of a rep string
 		 * instruction: the CPU reports it (and the program's own
@@ -1237,7 +1254,7 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		aup_sigtrap(regs, bits);
 		return -EFAULT;
 	}
-	if ((p->fixups & AUP_FIX_REP) && regs->ip == ut->xol_vaddr) {
+	if ((p->fixups & AUP_FIX_REP) && regs->ip == copy) {
 		/*
 		 * Rep string instructions trap after every iteration. Let the
 		 * CPU run the others without TF (unless the program steps
@@ -1352,7 +1369,7 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 	struct uprobe_task *ut = current->utask;
 
 	if (!ut || ut->state != UTASK_SSTEP || !ut->auprobe ||
-	    regs->ip != ut->xol_vaddr + aup_stepped(ut->auprobe)->xol_len + 1)
+	    regs->ip != aup_copy_vaddr(ut) + aup_stepped(ut->auprobe)->xol_len + 1)
 		return false;
 	regs->ip--;
 	if (uprobe_sstep_done(regs))

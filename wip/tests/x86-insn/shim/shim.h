@@ -136,10 +136,6 @@ void set_task_blockstep(struct task_struct *t, bool on);
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code);
 void force_sig(int sig);
 
-/* The user registers of current (the test points it at its regs). */
-extern struct pt_regs *aup_test_regs;
-#define task_pt_regs(t)	(aup_test_regs)
-
 static inline int get_si_code(unsigned long condition)
 {
 	if (condition & DR_STEP)

@@ -16,7 +16,10 @@ typedef u8 uprobe_opcode_t;
 #define MAX_UINSN_BYTES			16
 #define UPROBE_SWBP_INSN		0xcc
 #define UPROBE_SWBP_INSN_SIZE		1
-/* An XOL slot: the relocated copy plus, when boosted, a jump back. */
+/*
+ * An XOL slot: the relocated copy for 64-bit code, then the one for 32-bit
+ * code, 32 bytes apart, each with room for the jump back of the booster.
+ */
 #define UPROBE_XOL_SLOT_BYTES		64
 
 /**
