@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * User-space test of arch/x86/kernel/uprobes.c (the wip copy), which is
+ * User-space test of arch/x86/kernel/uprobes.c, which is
  * included unchanged on top of the shims in shim/.
  *
  *   aup_test			table of encodings: class, length, fix-ups,
@@ -29,7 +29,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../../arch/x86/kernel/uprobes.c"
+#include "../../../arch/x86/kernel/uprobes.c"
 
 /* ---------------------------------------------------------- shim state */
 

@@ -2082,8 +2082,14 @@ static void handle_trampoline(struct pt_regs *regs)
 	srcu_read_unlock(&uprobes_srcu, idx);
 }
 
-/* Remove the site at @vaddr from current's mm (all handlers asked). */
-static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr)
+/*
+ * Remove the site at @vaddr from current's mm: all handlers asked (unless
+ * a consumer still wants the mm), or, @force, the probed instruction
+ * cannot run in this task (no slot, or no plan for its CPU mode), where
+ * keeping the int3 would trap for ever.
+ */
+static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
+				bool force)
 {
 	struct mm_struct *mm = current->mm;
 	struct uprobe_site *site;
@@ -2091,7 +2097,7 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr)
 
 	mmap_write_lock(mm);
 	idx = srcu_read_lock(&uprobes_srcu);
-	if (!wanted_srcu(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
+	if (force || !wanted_srcu(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
 		site = xa_load(&mm->uprobes_state.sites->sites, vaddr);
 		if (site && site->uprobe == uprobe)
 			remove_site(mm, site);
@@ -2230,7 +2236,7 @@ static void handle_hit(struct pt_regs *regs)
 	utask->auprobe = &uprobe->arch;
 	remove = run_handlers(uprobe, regs, &want_return);
 	if (remove)
-		remove_current_site(uprobe, bp);
+		remove_current_site(uprobe, bp, false);
 	if (want_return)
 		prepare_return(uprobe, regs, utask);
 	if (instruction_pointer(regs) != bp)
@@ -2245,7 +2251,7 @@ static void handle_hit(struct pt_regs *regs)
 	if (!slot_addr || !get_uprobe(uprobe)) {
 		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
-		remove_current_site(uprobe, bp);
+		remove_current_site(uprobe, bp, true);
 		goto done;
 	}
 	utask->active = uprobe;
@@ -2254,6 +2260,9 @@ static void handle_hit(struct pt_regs *regs)
 	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
 		utask->active = NULL;
 		put_uprobe(uprobe);
+		pr_notice_ratelimited("uprobes: %s[%d]: cannot step the instruction at %#lx in this mode: removing the probe from this process\n",
+				      current->comm, task_pid_nr(current), bp);
+		remove_current_site(uprobe, bp, true);
 		goto done;
 	}
 	utask->state = UTASK_SSTEP;
