@@ -833,6 +833,20 @@ free_site:
 	return ret;
 }
 
+/* Is the byte at @vaddr of @mm an int3? (mmap_lock held) */
+static bool int3_at(struct mm_struct *mm, unsigned long vaddr)
+{
+	struct page *page;
+	u8 byte;
+
+	if (get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL,
+				  NULL) != 1)
+		return false;
+	memcpy_from_page(&byte, page, offset_in_page(vaddr), 1);
+	put_page(page);
+	return byte == UPROBE_SWBP_INSN;
+}
+
 /*
  * Does @vma at @vaddr still show our int3 for @uprobe? That is what a
  * detached site must show to be re-attached.
@@ -840,18 +854,11 @@ free_site:
 static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 			     unsigned long vaddr)
 {
-	struct page *page;
-	u8 byte;
-
 	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset) ||
 	    offset_to_vaddr(vma, uprobe->offset) != vaddr)
 		return false;
-	if (get_user_pages_remote(vma->vm_mm, vaddr, 1, FOLL_FORCE, &page,
-				  NULL, NULL) != 1)
-		return false;
-	memcpy_from_page(&byte, page, offset_in_page(vaddr), 1);
-	put_page(page);
-	return byte == UPROBE_SWBP_INSN && uprobe->arch.insn[0] != byte;
+	return uprobe->arch.insn[0] != UPROBE_SWBP_INSN &&
+	       int3_at(vma->vm_mm, vaddr);
 }
 
 /*
@@ -1005,14 +1012,18 @@ static void free_maps(struct map_entry *maps, int nr)
 	kfree(maps);
 }
 
-/* Does any consumer of @uprobe want it in @mm? Caller holds reg_lock. */
-static bool __wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-		     struct mm_struct *mm)
+/*
+ * Does any consumer of @uprobe want it in @mm? Caller holds reg_lock (the
+ * list's writers' lock) or is in uprobes_srcu.
+ */
+static bool wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+		   struct mm_struct *mm)
 {
 	struct uprobe_consumer *uc;
 
-	lockdep_assert_held(&uprobe->reg_lock);
-	list_for_each_entry(uc, &uprobe->consumers, node) {
+	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
+				 srcu_read_lock_held(&uprobes_srcu) ||
+				 lockdep_is_held(&uprobe->reg_lock)) {
 		if (!uc->filter || uc->filter(uc, ctx, mm))
 			return true;
 	}
@@ -1051,7 +1062,7 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 			continue;
 
 		mmap_write_lock(mm);
-		if (__wanted(uprobe, ctx, mm)) {
+		if (wanted(uprobe, ctx, mm)) {
 			ret = install_sites(uprobe, mm, &placed, &refused);
 			if (ret && !err && adding)
 				err = ret;
@@ -1239,20 +1250,6 @@ EXPORT_SYMBOL_GPL(uprobe_apply);
 
 static void free_xol_area(struct xol_area *area);
 
-/* Does any consumer of @uprobe want it in @mm? Caller is in uprobes_srcu. */
-static bool wanted_srcu(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-			struct mm_struct *mm)
-{
-	struct uprobe_consumer *uc;
-
-	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
-				 srcu_read_lock_held(&uprobes_srcu)) {
-		if (!uc->filter || uc->filter(uc, ctx, mm))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Detached sites inside @vma: re-attach those whose int3 is still there
  * (the VMA was split or merged), settle the others (the text went away).
@@ -1320,7 +1317,7 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 	unsigned long last = first + (vma->vm_end - vma->vm_start) - 1;
 	unsigned long index = first;
 	struct uprobe *uprobe;
-	bool wanted;
+	bool want;
 	int idx;
 
 	for (;;) {
@@ -1331,13 +1328,12 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 		rcu_read_unlock();
 		if (uprobe) {
 			idx = srcu_read_lock(&uprobes_srcu);
-			wanted = wanted_srcu(uprobe, UPROBE_FILTER_MMAP,
-					     vma->vm_mm);
+			want = wanted(uprobe, UPROBE_FILTER_MMAP, vma->vm_mm);
 			srcu_read_unlock(&uprobes_srcu, idx);
-			if (wanted && !vma_can_probe(vma)) {
+			if (want && !vma_can_probe(vma)) {
 				if (vma->vm_flags & VM_EXEC)
 					report_refused(vma, uprobe);
-			} else if (wanted) {
+			} else if (want) {
 				install_site(uprobe, vma->vm_mm,
 					     offset_to_vaddr(vma, uprobe->offset));
 			}
@@ -2097,7 +2093,7 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
 
 	mmap_write_lock(mm);
 	idx = srcu_read_lock(&uprobes_srcu);
-	if (force || !wanted_srcu(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
+	if (force || !wanted(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
 		site = xa_load(&mm->uprobes_state.sites->sites, vaddr);
 		if (site && site->uprobe == uprobe)
 			remove_site(mm, site);
@@ -2121,9 +2117,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
-	struct page *page;
 	loff_t off;
-	u8 byte;
 
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, bp);
@@ -2166,13 +2160,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 	if (uprobe)
 		goto unlock;
 not_ours:
-	*foreign = get_user_pages_remote(mm, bp, 1, FOLL_FORCE, &page, NULL,
-					 NULL) == 1;
-	if (*foreign) {
-		memcpy_from_page(&byte, page, offset_in_page(bp), 1);
-		put_page(page);
-		*foreign = byte == UPROBE_SWBP_INSN;
-	}
+	*foreign = int3_at(mm, bp);
 unlock:
 	mmap_write_unlock(mm);
 	return uprobe;
@@ -2283,6 +2271,20 @@ static void release_signals(void)
 	spin_unlock_irq(&current->sighand->siglock);
 }
 
+/* Leave the step: undo it if @abort, drop the stepping reference. */
+static void end_step(struct uprobe_task *utask, struct pt_regs *regs,
+		     bool abort)
+{
+	struct uprobe *uprobe = utask->active;
+
+	if (abort)
+		arch_uprobe_abort_xol(&uprobe->arch, regs);
+	utask->state = UTASK_RUNNING;
+	utask->active = NULL;
+	utask->auprobe = NULL;
+	put_uprobe(uprobe);
+}
+
 /* The step of the instruction copy ended: fix up, or abort after a fault. */
 static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 {
@@ -2296,12 +2298,7 @@ static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 		utask->state = UTASK_SSTEP;
 		return;
 	}
-	if (ret)
-		arch_uprobe_abort_xol(&uprobe->arch, regs);
-	utask->state = UTASK_RUNNING;
-	utask->active = NULL;
-	utask->auprobe = NULL;
-	put_uprobe(uprobe);
+	end_step(utask, regs, ret != 0);
 	if (utask->signals_held) {
 		utask->signals_held = false;
 		release_signals();
@@ -2347,11 +2344,7 @@ bool uprobe_deny_signal(void)
 		return false;
 	if (arch_uprobe_xol_was_trapped(current) ||
 	    __fatal_signal_pending(current)) {
-		arch_uprobe_abort_xol(&utask->active->arch, regs);
-		utask->state = UTASK_RUNNING;
-		put_uprobe(utask->active);
-		utask->active = NULL;
-		utask->auprobe = NULL;
+		end_step(utask, regs, true);
 		utask->signals_held = false;	/* get_signal() recalculates */
 		return false;
 	}
