@@ -64,6 +64,25 @@ struct uprobe_consumer {
 	struct list_head node;
 };
 
+/**
+ * struct uprobe_stats - how the hits of one probe were handled
+ * @hits: hits whose handlers ran
+ * @emulated: hits whose instruction the kernel emulated
+ * @stepped: hits whose instruction was single-stepped out of line
+ * @boosted: hits whose instruction ran out of line without a step trap
+ * @missed: hits, or return probes, that could not be served: no memory
+ *	for the task's state, no XOL slot, an instruction that cannot run in
+ *	the task's CPU mode (the probe then leaves that process), a return
+ *	probe past the nesting bound
+ */
+struct uprobe_stats {
+	u64 hits;
+	u64 emulated;
+	u64 stepped;
+	u64 boosted;
+	u64 missed;
+};
+
 #ifdef CONFIG_UPROBES
 #include <asm/uprobes.h>
 
@@ -138,6 +157,8 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 		 struct uprobe_consumer *uc, bool add);
 void uprobe_unregister(struct inode *inode, loff_t offset,
 		       struct uprobe_consumer *uc);
+int uprobe_get_stats(struct inode *inode, loff_t offset,
+		     struct uprobe_stats *stats);
 
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 			unsigned long vaddr, uprobe_opcode_t opcode);
@@ -204,6 +225,12 @@ static inline int uprobe_apply(struct inode *inode, loff_t offset,
 static inline void uprobe_unregister(struct inode *inode, loff_t offset,
 				     struct uprobe_consumer *uc)
 {
+}
+
+static inline int uprobe_get_stats(struct inode *inode, loff_t offset,
+				   struct uprobe_stats *stats)
+{
+	return -ENOENT;
 }
 
 static inline int uprobe_mmap(struct vm_area_struct *vma)

@@ -149,6 +149,7 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_ANALYSED once @arch holds a decoded instruction
+ * @stats: per-CPU counts of how hits were handled (uprobe_get_stats())
  * @arch: the decoded instruction and how to run it
  * @rcu: deferred free (uprobes_srcu)
  */
@@ -161,6 +162,7 @@ struct uprobe {
 	struct mutex reg_lock;		/* see the kernel-doc above */
 	struct list_head consumers;
 	unsigned long flags;
+	struct uprobe_stats __percpu *stats;
 	struct arch_uprobe arch;
 	struct rcu_head rcu;
 };
@@ -341,9 +343,15 @@ static struct uprobe *get_uprobe(struct uprobe *uprobe)
 	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
 }
 
+static void free_uprobe(struct uprobe *uprobe)
+{
+	free_percpu(uprobe->stats);
+	kfree(uprobe);
+}
+
 static void free_uprobe_srcu(struct rcu_head *rcu)
 {
-	kfree(container_of(rcu, struct uprobe, rcu));
+	free_uprobe(container_of(rcu, struct uprobe, rcu));
 }
 
 static void put_uprobe(struct uprobe *uprobe)
@@ -390,7 +398,10 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 	if (IS_ERR(ui))
 		return ERR_CAST(ui);
 	uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
-	if (!uprobe) {
+	if (uprobe)
+		uprobe->stats = alloc_percpu(struct uprobe_stats);
+	if (!uprobe || !uprobe->stats) {
+		kfree(uprobe);
 		put_uprobe_inode(ui);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -414,7 +425,7 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 			old = get_uprobe(old);
 		rcu_read_unlock();
 		if (old) {
-			kfree(uprobe);
+			free_uprobe(uprobe);
 			put_uprobe_inode(ui);
 			if (old->ref_ctr_offset != ref_ctr_offset) {
 				pr_warn_ratelimited("uprobes: %lu:%llx already has reference counter offset %llx, not %llx\n",
@@ -429,7 +440,7 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 		/* a dying probe is leaving the slot */
 		cond_resched();
 	}
-	kfree(uprobe);
+	free_uprobe(uprobe);
 	put_uprobe_inode(ui);
 	return ERR_PTR(err);
 }
@@ -1246,6 +1257,40 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 }
 EXPORT_SYMBOL_GPL(uprobe_apply);
 
+/**
+ * uprobe_get_stats - how the hits of the probe at @inode:@offset were handled
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @stats: filled with the sums over all CPUs
+ *
+ * The counts cover every process and every consumer of the probe, from its
+ * creation (its first registration after it had none) on.
+ *
+ * Return: 0, or -ENOENT when there is no such probe.
+ */
+int uprobe_get_stats(struct inode *inode, loff_t offset,
+		     struct uprobe_stats *stats)
+{
+	struct uprobe *uprobe = find_uprobe(inode, offset);
+	int cpu;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!uprobe)
+		return -ENOENT;
+	for_each_possible_cpu(cpu) {
+		struct uprobe_stats *c = per_cpu_ptr(uprobe->stats, cpu);
+
+		stats->hits += READ_ONCE(c->hits);
+		stats->emulated += READ_ONCE(c->emulated);
+		stats->stepped += READ_ONCE(c->stepped);
+		stats->boosted += READ_ONCE(c->boosted);
+		stats->missed += READ_ONCE(c->missed);
+	}
+	put_uprobe(uprobe);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(uprobe_get_stats);
+
 /* ------------------------------------------------------- mm hooks */
 
 static void free_xol_area(struct xol_area *area);
@@ -2011,21 +2056,21 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	unsigned long tramp, orig;
 
 	if (IS_ERR(area))
-		return;
+		goto missed;
 	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
 		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
 				      current->comm, task_pid_nr(current),
 				      UPROBE_MAX_RETURN_DEPTH);
-		return;
+		goto missed;
 	}
 	ri = kmalloc(sizeof(*ri), GFP_KERNEL);
 	if (!ri)
-		return;
+		goto missed;
 	tramp = slot_vaddr(area, XOL_TRAMPOLINE_SLOT);
 	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
 	if (orig == -1UL) {
 		kfree(ri);
-		return;
+		goto missed;
 	}
 	ri->chained = orig == tramp;
 	if (ri->chained) {
@@ -2046,6 +2091,10 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	ri->next = utask->return_instances;
 	utask->return_instances = ri;
 	utask->depth++;
+	return;
+
+missed:
+	this_cpu_inc(uprobe->stats->missed);
 }
 
 /* A return through the trampoline: run the return handlers, go home. */
@@ -2217,10 +2266,15 @@ static void handle_hit(struct pt_regs *regs)
 		force_sig(SIGTRAP);
 		goto out;
 	}
-	utask = get_utask();
-	if (!uprobe || !utask)
+	if (!uprobe)
 		goto out;		/* gone meanwhile: run what is there */
+	utask = get_utask();
+	if (!utask) {
+		this_cpu_inc(uprobe->stats->missed);
+		goto out;
+	}
 
+	this_cpu_inc(uprobe->stats->hits);
 	utask->auprobe = &uprobe->arch;
 	remove = run_handlers(uprobe, regs, &want_return);
 	if (remove)
@@ -2229,14 +2283,17 @@ static void handle_hit(struct pt_regs *regs)
 		prepare_return(uprobe, regs, utask);
 	if (instruction_pointer(regs) != bp)
 		goto done;		/* a handler moved the task on */
-	if (arch_uprobe_emulate(&uprobe->arch, regs))
+	if (arch_uprobe_emulate(&uprobe->arch, regs)) {
+		this_cpu_inc(uprobe->stats->emulated);
 		goto done;
+	}
 
 	slot = hint;
 	slot_addr = get_slot(mm, uprobe, bp, &slot);
 	if (slot != hint)
 		cache_slot(mm, uprobe, bp, slot);
 	if (!slot_addr || !get_uprobe(uprobe)) {
+		this_cpu_inc(uprobe->stats->missed);
 		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
 		remove_current_site(uprobe, bp, true);
@@ -2247,6 +2304,7 @@ static void handle_hit(struct pt_regs *regs)
 	utask->xol_vaddr = slot_addr;
 	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
 		utask->active = NULL;
+		this_cpu_inc(uprobe->stats->missed);
 		put_uprobe(uprobe);
 		pr_notice_ratelimited("uprobes: %s[%d]: cannot step the instruction at %#lx in this mode: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
@@ -2254,6 +2312,7 @@ static void handle_hit(struct pt_regs *regs)
 		goto done;
 	}
 	utask->state = UTASK_SSTEP;
+	this_cpu_inc(uprobe->stats->stepped);
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return;
 
