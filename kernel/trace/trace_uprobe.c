@@ -1,0 +1,1719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe-based dynamic events: the tracefs and perf front end of uprobes.
+ *
+ * A user defines an event with a line in uprobe_events or dynamic_events,
+ *
+ *	p|r[:[GRP/][EVENT]] PATH:OFFSET[%return][(REF_CTR_OFFSET)] [FETCHARGS]
+ *	-:[GRP/]EVENT [PATH:OFFSET... [FETCHARGS]]
+ *
+ * or perf creates a local one with perf_event_open(type=uprobe). Parsing
+ * of the fetch arguments, their types and printing, the event call and its
+ * files, and the error log belong to the trace_probe library; this file
+ * supplies the uprobe parts: the place syntax, the fetch program's stage-1
+ * operations on user registers and memory, the handlers, the perf target
+ * filter and the tracefs files uprobe_events, uprobe_profile and
+ * uprobe_stats.
+ *
+ * Objects
+ *   struct trace_uprobe	one probe: a file (pinned path), an offset, an
+ *				SDT counter offset, the consumer registered
+ *				with the uprobes core, per-CPU hit counts.
+ *				Embeds its struct trace_probe (last member).
+ *   struct trace_probe_event	the event (library object): one or more
+ *				trace_uprobes ("siblings", same arguments)
+ *				share it, its files and its perf filter.
+ *   struct trace_uprobe_filter	the event's perf targets (library type, in
+ *				the event): perf events linked through
+ *				hw.tp_list, plus a count of system-wide ones.
+ *   struct uprobe_fetch	one hit's context for the fetch program: the
+ *				user registers and the probed address.
+ *
+ * Lifetimes
+ *   - A trace_uprobe lives from its definition until its deletion (or, for
+ *     perf's local ones, destroy_local_trace_uprobe()). Its consumer is
+ *     registered with the core only while the event is enabled (by a trace
+ *     file or by perf); uprobe_unregister() returns only once no handler of
+ *     it runs, so a disabled trace_uprobe is never seen by a handler.
+ *   - Deletion is refused (-EBUSY) while the event is enabled or perf holds
+ *     it; a sibling of an enabled event is unregistered first, then freed.
+ *   - Trace file links are freed by RCU; handlers read them under
+ *     rcu_read_lock() only around the (non-sleeping) copy into the buffer.
+ *
+ * Locks
+ *   event_mutex	held (by our callers or by us) around every definition,
+ *			deletion, enable and disable, and every perf open and
+ *			close; it orders them all. Core locks nest inside it.
+ *   filter->rwlock	the event's perf target list; a leaf lock, read by
+ *			the core's filter calls (under the core's locks) and
+ *			by handlers, written under event_mutex.
+ *   Handlers run in the core's SRCU section and may sleep.
+ *
+ * The hit path
+ *   A handler runs in the probed task, preemptible, with the user registers.
+ *   It fetches the arguments into a scratch record (on the stack when
+ *   small, else kmalloc()ed): page faults are allowed there, so arguments on
+ *   pages not yet touched or swapped out are read, not lost. Then it copies
+ *   the record into each enabled trace instance's ring buffer, or into
+ *   perf's buffer (a second fetch, with perf's larger size bound, when one
+ *   event feeds both). Nothing is fetched when no instance records (tracing
+ *   off, soft-disabled) and no perf event wants the hit.
+ *
+ * How this differs from the shape of stock 6.1
+ *   - No per-CPU fetch buffers and no mutex on the hit path: the scratch
+ *     record belongs to the hit, so tasks never wait for each other, and a
+ *     record too big for its buffer has its strings cut rather than being
+ *     dropped.
+ *   - Trace files and perf may use one event at the same time; the core
+ *     filter is "any trace file, or a perf target in this mm".
+ *   - Perf targets are matched per process (mm); a target whose mm is gone
+ *     (an exited thread-group leader) is matched through its live threads.
+ *   - uprobe_stats reports, per probe, how the core handled its hits.
+ */
+#define pr_fmt(fmt)	"trace_uprobe: " fmt
+
+#include <linux/bpf.h>
+#include <linux/ctype.h>
+#include <linux/filter.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/security.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+
+#include "trace_dynevent.h"
+#include "trace_probe.h"
+#include "trace_probe_tmpl.h"
+
+#define UPROBE_EVENT_SYSTEM	"uprobes"
+
+/*
+ * Longest records, headers included: strings are cut to fit. A trace
+ * record must fit a ring-buffer page with its headers; perf's buffer is
+ * larger.
+ */
+#define UPROBE_MAX_TRACE_RECORD	(PAGE_SIZE - 96)
+#define UPROBE_MAX_PERF_RECORD	(PERF_MAX_TRACE_SIZE - sizeof(u64))
+/* Records up to this size are fetched on the stack. */
+#define UPROBE_STACK_RECORD	256
+
+/**
+ * struct uprobe_trace_entry_head - the fixed part of a record
+ * @ent: the common trace entry header
+ * @vaddr: the probed address; for a return probe the function's address
+ *	(__probe_func) then the return address (__probe_ret_ip)
+ */
+struct uprobe_trace_entry_head {
+	struct trace_entry ent;
+	unsigned long vaddr[];
+};
+
+/**
+ * struct trace_uprobe - one uprobe of a uprobe event
+ * @devent: link in the dynamic event list (not for perf's local events)
+ * @consumer: our consumer in the uprobes core
+ * @path: the probed file (a reference is held)
+ * @inode: the inode the core probes (the real one under overlayfs)
+ * @filename: the path as the user wrote it
+ * @offset: file offset of the probed instruction
+ * @ref_ctr_offset: file offset of the SDT counter, 0 for none
+ * @nhits: per-CPU count of handler calls
+ * @registered: @consumer is registered with the core
+ * @stats_start: the core's counts for the probe when @consumer was
+ *	registered (the core's probe may serve other consumers too)
+ * @stats_done: the core's counts over the earlier registrations
+ * @tp: the library's probe: event, arguments (must be last)
+ */
+struct trace_uprobe {
+	struct dyn_event devent;
+	struct uprobe_consumer consumer;
+	struct path path;
+	struct inode *inode;
+	char *filename;
+	unsigned long offset;
+	unsigned long ref_ctr_offset;
+	unsigned long __percpu *nhits;
+	bool registered;
+	struct uprobe_stats stats_start;
+	struct uprobe_stats stats_done;
+	struct trace_probe tp;
+};
+
+/**
+ * struct uprobe_fetch - what the fetch program of one hit reads
+ * @regs: the task's user registers at the hit
+ * @tu: the probe that was hit
+ * @vaddr: user address of the probed instruction (entry) or function
+ *	(return)
+ */
+struct uprobe_fetch {
+	struct pt_regs *regs;
+	struct trace_uprobe *tu;
+	unsigned long vaddr;
+};
+
+static int trace_uprobe_create(const char *raw_command);
+static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev);
+static int trace_uprobe_release(struct dyn_event *ev);
+static bool trace_uprobe_is_busy(struct dyn_event *ev);
+static bool trace_uprobe_match(const char *system, const char *event,
+			       int argc, const char **argv,
+			       struct dyn_event *ev);
+
+static struct dyn_event_operations trace_uprobe_ops = {
+	.create = trace_uprobe_create,
+	.show = trace_uprobe_show,
+	.is_busy = trace_uprobe_is_busy,
+	.free = trace_uprobe_release,
+	.match = trace_uprobe_match,
+};
+
+static bool is_trace_uprobe(struct dyn_event *ev)
+{
+	return ev->ops == &trace_uprobe_ops;
+}
+
+static struct trace_uprobe *to_trace_uprobe(struct dyn_event *ev)
+{
+	return container_of(ev, struct trace_uprobe, devent);
+}
+
+static bool is_ret_probe(struct trace_uprobe *tu)
+{
+	return !!tu->consumer.ret_handler;
+}
+
+static int head_size(struct trace_uprobe *tu)
+{
+	return sizeof(struct uprobe_trace_entry_head) +
+	       (is_ret_probe(tu) ? 2 : 1) * sizeof(unsigned long);
+}
+
+static struct trace_uprobe_filter *event_filter(struct trace_uprobe *tu)
+{
+	return tu->tp.event->filter;
+}
+
+static unsigned long trace_uprobe_nhits(struct trace_uprobe *tu)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *per_cpu_ptr(tu->nhits, cpu);
+	return n;
+}
+
+/* ------------------------------------------------------------ fetching */
+
+/*
+ * The fetch program runs in the probed task with page faults allowed: user
+ * memory is read with the ordinary user accessors. A read that fails
+ * leaves zeroes (fixed-size values) or "(fault)" (strings).
+ */
+static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+{
+	if (copy_from_user(dest, (void __force __user *)src, size)) {
+		memset(dest, 0, size);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static nokprobe_inline int probe_mem_read_user(void *dest, void *src,
+					       size_t size)
+{
+	return probe_mem_read(dest, src, size);
+}
+
+/* Length of the string at @addr with its NUL (0 on a fault), capped. */
+static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+{
+	long len;
+
+	if (addr == FETCH_TOKEN_COMM)
+		return strlen(current->comm) + 1;
+	len = strnlen_user((const char __user *)addr, MAX_STRING_SIZE);
+	return min_t(long, len, MAX_STRING_SIZE);
+}
+
+static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
+{
+	return fetch_store_strlen(addr);
+}
+
+/*
+ * Copy the string at @addr into the dynamic area that *@dest (a data_loc)
+ * points to, cut to its length, NUL terminated, and record the length.
+ */
+static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest,
+					      void *base)
+{
+	int maxlen = get_loc_len(*(u32 *)dest);
+	char *dst = get_loc_data(dest, base);
+	long len;
+
+	if (unlikely(!maxlen))
+		return -ENOMEM;
+	if (addr == FETCH_TOKEN_COMM) {
+		len = strscpy(dst, current->comm, maxlen);
+		len = len < 0 ? maxlen : len + 1;
+	} else {
+		len = strncpy_from_user(dst, (const char __user *)addr, maxlen);
+		if (len < 0) {
+			*(u32 *)dest = make_data_loc(0, dst - (char *)base);
+			return len;
+		}
+		if (len == maxlen)
+			dst[maxlen - 1] = '\0';	/* it grew since measured */
+		else
+			len++;
+	}
+	*(u32 *)dest = make_data_loc(len, dst - (char *)base);
+	return len;
+}
+
+static nokprobe_inline int fetch_store_string_user(unsigned long addr,
+						   void *dest, void *base)
+{
+	return fetch_store_string(addr, dest, base);
+}
+
+/* An immediate string (\"...") lives in the kernel, in the fetch program. */
+static int fetch_imm_string(struct fetch_insn *code, void *dest, void *base)
+{
+	const char *str = code->data;
+	int maxlen, len = strlen(str) + 1;
+	char *dst;
+
+	code++;
+	if (code->op != FETCH_OP_ST_STRING && code->op != FETCH_OP_ST_USTRING)
+		return -EILSEQ;
+	if (code[1].op != FETCH_OP_END)
+		return -EILSEQ;
+	if (!dest)
+		return len;
+	maxlen = get_loc_len(*(u32 *)dest);
+	if (unlikely(!maxlen))
+		return -ENOMEM;
+	dst = get_loc_data(dest, base);
+	len = min(len, maxlen);
+	memcpy(dst, str, len);
+	dst[len - 1] = '\0';
+	*(u32 *)dest = make_data_loc(len, dst - (char *)base);
+	return len;
+}
+
+/* The @n-th word on the user stack. */
+static unsigned long user_stack_nth(struct pt_regs *regs, unsigned int n)
+{
+	unsigned long __user *sp = (unsigned long __user *)
+				   user_stack_pointer(regs);
+	unsigned long val;
+
+	if (get_user(val, sp + n))
+		return 0;
+	return val;
+}
+
+/*
+ * @+OFFSET: OFFSET from where the probed segment's mapping puts file offset
+ * 0. For the usual ELF layout (each segment's file offsets equal its link
+ * addresses up to one bias) that is the object at link address OFFSET, in
+ * any segment; this is the rule of 6.1, which users' offsets rely on.
+ */
+static unsigned long foffs_to_vaddr(struct uprobe_fetch *uf,
+				    unsigned long foffs)
+{
+	return uf->vaddr - uf->tu->offset + foffs;
+}
+
+/* Stage 1 of the fetch program; the library runs the rest. */
+static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest,
+			      void *base)
+{
+	struct uprobe_fetch *uf = rec;
+	struct pt_regs *regs = uf->regs;
+	unsigned long val;
+
+	switch (code->op) {
+	case FETCH_OP_REG:
+		val = regs_get_register(regs, code->param);
+		break;
+	case FETCH_OP_STACK:
+		val = user_stack_nth(regs, code->param);
+		break;
+	case FETCH_OP_STACKP:
+		val = user_stack_pointer(regs);
+		break;
+	case FETCH_OP_RETVAL:
+		val = regs_return_value(regs);
+		break;
+	case FETCH_OP_IMM:
+		val = code->immediate;
+		break;
+	case FETCH_OP_COMM:
+		val = FETCH_TOKEN_COMM;
+		break;
+	case FETCH_OP_DATA:
+		return fetch_imm_string(code, dest, base);
+	case FETCH_OP_FOFFS:
+		val = foffs_to_vaddr(uf, code->immediate);
+		break;
+	default:
+		return -EILSEQ;
+	}
+	code++;
+	return process_fetch_insn_bottom(code, val, dest, base);
+}
+
+/* Bytes of dynamic data (strings) this hit needs, within @limit. */
+static int dynamic_size(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			int limit)
+{
+	int i, len, room, total = 0;
+
+	room = limit - head_size(tu) - tu->tp.size;
+	for (i = 0; i < tu->tp.nr_args; i++) {
+		if (!tu->tp.args[i].dynamic)
+			continue;
+		len = process_fetch_insn(tu->tp.args[i].code, uf, NULL, NULL);
+		if (len > 0)
+			total += len;
+	}
+	return clamp(total, 0, max(room, 0));
+}
+
+/**
+ * struct uprobe_record - one hit's arguments, fetched once
+ * @data: head_size() bytes left for the header, then the arguments and
+ *	their dynamic data
+ * @size: bytes in @data, header included
+ * @onstack: the buffer used when it is big enough
+ */
+struct uprobe_record {
+	u8 *data;
+	int size;
+	u64 onstack[UPROBE_STACK_RECORD / sizeof(u64)];
+};
+
+/* Fetch the arguments into @rec, a record of at most @limit bytes. */
+static int fetch_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			struct uprobe_record *rec, int limit)
+{
+	int hsize = head_size(tu), dsize = dynamic_size(tu, uf, limit);
+
+	rec->size = hsize + tu->tp.size + dsize;
+	rec->data = (u8 *)rec->onstack;
+	if (rec->size > sizeof(rec->onstack)) {
+		rec->data = kmalloc(rec->size, GFP_KERNEL);
+		if (!rec->data)
+			return -ENOMEM;
+	}
+	/* Nothing stale may reach user space through perf. */
+	memset(rec->data, 0, rec->size);
+	store_trace_args(rec->data + hsize, &tu->tp, uf, hsize, dsize);
+	return 0;
+}
+
+static void free_record(struct uprobe_record *rec)
+{
+	if (rec->data != (u8 *)rec->onstack)
+		kfree(rec->data);
+}
+
+/* Header of a record: the probed address(es). */
+static void fill_head(struct uprobe_trace_entry_head *entry,
+		      struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+	entry->vaddr[0] = uf->vaddr;
+	if (is_ret_probe(tu))
+		entry->vaddr[1] = instruction_pointer(uf->regs);
+}
+
+/* ------------------------------------------------------- ftrace output */
+
+/* Would a hit be recorded (or seen by a trigger) in @file? */
+static bool file_records(struct trace_event_file *file)
+{
+	return tracer_tracing_is_on(file->tr) ||
+	       (file->flags & EVENT_FILE_FL_TRIGGER_COND);
+}
+
+/* Copy @rec into @file's ring buffer. Caller is in an RCU read section. */
+static void record_to_file(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			   struct uprobe_record *rec,
+			   struct trace_event_file *file)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	struct uprobe_trace_entry_head *entry;
+	struct trace_event_buffer fbuffer = {};
+	int hsize = head_size(tu);
+
+	fbuffer.trace_file = file;
+	fbuffer.trace_ctx = tracing_gen_ctx();
+	fbuffer.event = trace_event_buffer_lock_reserve(&fbuffer.buffer, file,
+							call->event.type,
+							rec->size,
+							fbuffer.trace_ctx);
+	if (!fbuffer.event)
+		return;
+	entry = ring_buffer_event_data(fbuffer.event);
+	fbuffer.entry = entry;
+	fill_head(entry, tu, uf);
+	memcpy((u8 *)entry + hsize, rec->data + hsize, rec->size - hsize);
+	trace_event_buffer_commit(&fbuffer);
+}
+
+/* Record a hit in every trace instance where the event is enabled. */
+static void trace_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+	struct event_file_link *link;
+	struct uprobe_record rec;
+	bool wanted = false;
+
+	rcu_read_lock();
+	trace_probe_for_each_link_rcu(link, &tu->tp)
+		wanted |= file_records(link->file);
+	rcu_read_unlock();
+	/* The fetch may fault and sleep: outside the RCU section. */
+	if (wanted && fetch_record(tu, uf, &rec, UPROBE_MAX_TRACE_RECORD))
+		wanted = false;
+
+	rcu_read_lock();
+	trace_probe_for_each_link_rcu(link, &tu->tp) {
+		/* Runs unconditional triggers; true when soft-disabled. */
+		if (trace_trigger_soft_disabled(link->file))
+			continue;
+		if (wanted && file_records(link->file))
+			record_to_file(tu, uf, &rec, link->file);
+	}
+	rcu_read_unlock();
+	if (wanted)
+		free_record(&rec);
+}
+
+/* --------------------------------------------------------- perf output */
+
+#ifdef CONFIG_PERF_EVENTS
+/* Is @task, or (its mm gone) a live thread of its group, using @mm? */
+static bool task_uses_mm(struct task_struct *task, struct mm_struct *mm)
+{
+	struct task_struct *t;
+	bool found = false;
+
+	if (READ_ONCE(task->mm) == mm)
+		return true;
+	if (READ_ONCE(task->mm))
+		return false;
+	/* An exited leader: its threads still run in the process's mm. */
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		if (READ_ONCE(t->mm) == mm) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Does a perf event of the event want hits in @mm? Takes filter->rwlock. */
+static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
+{
+	struct trace_uprobe_filter *filter = event_filter(tu);
+	struct perf_event *event;
+	bool ret = false;
+
+	if (READ_ONCE(filter->nr_systemwide))
+		return true;
+	read_lock(&filter->rwlock);
+	ret = filter->nr_systemwide;
+	list_for_each_entry(event, &filter->perf_events, hw.tp_list) {
+		if (ret)
+			break;
+		ret = task_uses_mm(event->hw.target, mm);
+	}
+	read_unlock(&filter->rwlock);
+	return ret;
+}
+
+/* Hand a hit to BPF programs, then to the perf events on this CPU. */
+static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	struct uprobe_trace_entry_head *entry;
+	struct uprobe_record rec;
+	struct hlist_head *head;
+	int size, rctx;
+
+#ifdef CONFIG_BPF_EVENTS
+	/* Sleepable programs are allowed on uprobes: we may sleep here. */
+	if (bpf_prog_array_valid(call) &&
+	    !bpf_prog_run_array_sleepable(call->prog_array, uf->regs,
+					  bpf_prog_run))
+		return;
+#endif
+	if (hlist_empty(raw_cpu_ptr(call->perf_events)))
+		return;		/* racy: only skips work nobody wants */
+	if (fetch_record(tu, uf, &rec, UPROBE_MAX_PERF_RECORD))
+		return;
+
+	size = ALIGN(rec.size + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	preempt_disable();
+	head = this_cpu_ptr(call->perf_events);
+	if (hlist_empty(head))
+		goto out;
+	entry = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!entry)
+		goto out;
+	memcpy(entry, rec.data, rec.size);
+	fill_head(entry, tu, uf);
+	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, uf->regs,
+			      head, NULL);
+out:
+	preempt_enable();
+	free_record(&rec);
+}
+#else
+static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
+{
+	return false;
+}
+
+static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+}
+#endif
+
+/* ------------------------------------------------------------- handlers */
+
+/* The core's filter: any trace file wants every mm, perf only its targets. */
+static bool tu_filter(struct uprobe_consumer *uc,
+		      enum uprobe_filter_ctx ctx, struct mm_struct *mm)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe,
+					       consumer);
+	unsigned int flags = trace_probe_load_flag(&tu->tp);
+
+	if (flags & TP_FLAG_TRACE)
+		return true;
+	return (flags & TP_FLAG_PROFILE) && perf_wants(tu, mm);
+}
+
+static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		     bool *unwanted)
+{
+	unsigned int flags = trace_probe_load_flag(&tu->tp);
+	bool perf = false;
+
+	if (flags & TP_FLAG_PROFILE)
+		perf = perf_wants(tu, current->mm);
+	*unwanted = !(flags & TP_FLAG_TRACE) && !perf;
+	if (flags & TP_FLAG_TRACE)
+		trace_hit(tu, uf);
+	if (perf)
+		perf_hit(tu, uf);
+}
+
+static int uprobe_dispatcher(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe,
+					       consumer);
+	struct uprobe_fetch uf = {
+		.regs = regs,
+		.tu = tu,
+		/* the core runs handlers with the IP at the probed address */
+		.vaddr = instruction_pointer(regs),
+	};
+	bool unwanted;
+
+	this_cpu_inc(*tu->nhits);
+	if (is_ret_probe(tu)) {
+		/* Entry of a return probe: only say whether it is wanted. */
+		if (!tu_filter(uc, UPROBE_FILTER_MMAP, current->mm))
+			return UPROBE_HANDLER_REMOVE;
+		return 0;
+	}
+	dispatch(tu, &uf, &unwanted);
+	return unwanted ? UPROBE_HANDLER_REMOVE : 0;
+}
+
+static int uretprobe_dispatcher(struct uprobe_consumer *uc,
+				unsigned long func, struct pt_regs *regs)
+{
+	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe,
+					       consumer);
+	struct uprobe_fetch uf = {
+		.regs = regs,
+		.tu = tu,
+		.vaddr = func,
+	};
+	bool unwanted;
+
+	dispatch(tu, &uf, &unwanted);
+	return 0;
+}
+
+/* ------------------------------------------------- registering the probes */
+
+/* @sum += @now - @start, field by field. */
+static void stats_add_delta(struct uprobe_stats *sum,
+			    const struct uprobe_stats *now,
+			    const struct uprobe_stats *start)
+{
+	sum->hits += now->hits - start->hits;
+	sum->emulated += now->emulated - start->emulated;
+	sum->stepped += now->stepped - start->stepped;
+	sum->boosted += now->boosted - start->boosted;
+	sum->missed += now->missed - start->missed;
+}
+
+/*
+ * The core's counts for @tu's probe while @tu used it. Caller holds
+ * event_mutex (registration state).
+ */
+static void trace_uprobe_stats(struct trace_uprobe *tu,
+			       struct uprobe_stats *st)
+{
+	struct uprobe_stats now;
+
+	lockdep_assert_held(&event_mutex);
+	*st = tu->stats_done;
+	if (tu->registered && !uprobe_get_stats(tu->inode, tu->offset, &now))
+		stats_add_delta(st, &now, &tu->stats_start);
+}
+
+static int register_probe(struct trace_uprobe *tu)
+{
+	int ret;
+
+	if (tu->registered)
+		return 0;
+	/* zeroes when the core creates the probe for us */
+	uprobe_get_stats(tu->inode, tu->offset, &tu->stats_start);
+	ret = uprobe_register_refctr(tu->inode, tu->offset, tu->ref_ctr_offset,
+				     &tu->consumer);
+	tu->registered = !ret;
+	return ret;
+}
+
+static void unregister_probe(struct trace_uprobe *tu)
+{
+	if (!tu->registered)
+		return;
+	/* before: the core frees the probe with its last consumer */
+	trace_uprobe_stats(tu, &tu->stats_done);
+	uprobe_unregister(tu->inode, tu->offset, &tu->consumer);
+	tu->registered = false;
+}
+
+/* Register every probe of @tp's event; all or none. */
+static int register_event_probes(struct trace_probe *tp)
+{
+	struct trace_uprobe *tu, *undo;
+	int ret;
+
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
+		ret = register_probe(tu);
+		if (ret)
+			goto unregister_done;
+	}
+	return 0;
+
+unregister_done:
+	list_for_each_entry(undo, trace_probe_probe_list(tp), tp.list) {
+		if (undo == tu)
+			break;
+		unregister_probe(undo);
+	}
+	return ret;
+}
+
+static void unregister_event_probes(struct trace_probe *tp)
+{
+	struct trace_uprobe *tu;
+
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list)
+		unregister_probe(tu);
+}
+
+/* The filter changed: install (@add) or remove breakpoints to match it. */
+static int apply_event_probes(struct trace_probe *tp, bool add)
+{
+	struct trace_uprobe *tu;
+	int ret, err = 0;
+
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
+		if (!tu->registered)
+			continue;
+		ret = uprobe_apply(tu->inode, tu->offset, &tu->consumer, add);
+		if (ret && !err)
+			err = ret;
+	}
+	return err;
+}
+
+/*
+ * Enable the event for trace @file, or for perf (@file NULL). Registering
+ * the probes happens on the first user; a trace file added to a perf-only
+ * event widens the filter to every mm.
+ */
+static int probe_event_enable(struct trace_event_call *call,
+			      struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	bool was_enabled, had_trace;
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	was_enabled = trace_probe_is_enabled(tp);
+	had_trace = trace_probe_test_flag(tp, TP_FLAG_TRACE);
+	if (file) {
+		ret = trace_probe_add_file(tp, file);
+		if (ret)
+			return ret;
+	} else {
+		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
+	}
+
+	if (!was_enabled)
+		ret = register_event_probes(tp);
+	else if (file && !had_trace)
+		ret = apply_event_probes(tp, true);
+	else
+		ret = 0;
+	if (!ret)
+		return 0;
+
+	if (file)
+		trace_probe_remove_file(tp, file);
+	else
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+	if (was_enabled && !had_trace)
+		apply_event_probes(tp, false);
+	return ret;
+}
+
+static int probe_event_disable(struct trace_event_call *call,
+			       struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	if (file) {
+		if (!trace_probe_get_file_link(tp, file))
+			return -ENOENT;
+		/* Clears TP_FLAG_TRACE with the last file. */
+		trace_probe_remove_file(tp, file);
+		if (trace_probe_test_flag(tp, TP_FLAG_TRACE))
+			return 0;
+	} else {
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+		if (trace_probe_test_flag(tp, TP_FLAG_TRACE))
+			return 0;
+	}
+	if (trace_probe_is_enabled(tp))
+		apply_event_probes(tp, false);	/* perf targets only now */
+	else
+		unregister_event_probes(tp);
+	return 0;
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/* A perf event starts using the event: add its target to the filter. */
+static int perf_open(struct trace_event_call *call, struct perf_event *event)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct trace_uprobe *tu;
+	struct trace_uprobe_filter *filter;
+	struct mm_struct *mm;
+	bool covered;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	tu = container_of(tp, struct trace_uprobe, tp);
+	filter = event_filter(tu);
+	mm = event->hw.target ? READ_ONCE(event->hw.target->mm) : NULL;
+	/* Nothing to install if this process is already a target. */
+	covered = trace_probe_test_flag(tp, TP_FLAG_TRACE) ||
+		  (mm && perf_wants(tu, mm));
+
+	write_lock(&filter->rwlock);
+	if (event->hw.target)
+		list_add(&event->hw.tp_list, &filter->perf_events);
+	else
+		filter->nr_systemwide++;
+	write_unlock(&filter->rwlock);
+
+	if (covered)
+		return 0;
+	return apply_event_probes(tp, true);
+}
+
+/* A perf event stops using the event: drop its target. */
+static int perf_close(struct trace_event_call *call, struct perf_event *event)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct trace_uprobe *tu;
+	struct trace_uprobe_filter *filter;
+	struct mm_struct *mm;
+
+	lockdep_assert_held(&event_mutex);
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	tu = container_of(tp, struct trace_uprobe, tp);
+	filter = event_filter(tu);
+
+	write_lock(&filter->rwlock);
+	if (event->hw.target)
+		list_del(&event->hw.tp_list);
+	else
+		filter->nr_systemwide--;
+	write_unlock(&filter->rwlock);
+
+	mm = event->hw.target ? READ_ONCE(event->hw.target->mm) : NULL;
+	if (trace_probe_test_flag(tp, TP_FLAG_TRACE) ||
+	    (mm && perf_wants(tu, mm)))
+		return 0;	/* still wanted there */
+	return apply_event_probes(tp, false);
+}
+#endif
+
+static int trace_uprobe_register(struct trace_event_call *call,
+				 enum trace_reg type, void *data)
+{
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		return probe_event_enable(call, data);
+	case TRACE_REG_UNREGISTER:
+		return probe_event_disable(call, data);
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		return probe_event_enable(call, NULL);
+	case TRACE_REG_PERF_UNREGISTER:
+		return probe_event_disable(call, NULL);
+	case TRACE_REG_PERF_OPEN:
+		return perf_open(call, data);
+	case TRACE_REG_PERF_CLOSE:
+		return perf_close(call, data);
+#endif
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------ the event */
+
+static enum print_line_t print_uprobe_event(struct trace_iterator *iter,
+					    int flags,
+					    struct trace_event *event)
+{
+	struct uprobe_trace_entry_head *entry;
+	struct trace_seq *s = &iter->seq;
+	struct trace_event_call *call;
+	struct trace_uprobe *tu;
+	struct trace_probe *tp;
+
+	entry = (struct uprobe_trace_entry_head *)iter->ent;
+	call = container_of(event, struct trace_event_call, event);
+	tp = trace_probe_primary_from_call(call);
+	if (WARN_ON_ONCE(!tp))
+		goto out;
+	tu = container_of(tp, struct trace_uprobe, tp);
+	if (is_ret_probe(tu))
+		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)",
+				 trace_probe_name(tp), entry->vaddr[1],
+				 entry->vaddr[0]);
+	else
+		trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp),
+				 entry->vaddr[0]);
+	if (print_probe_args(s, tp->args, tp->nr_args,
+			     (u8 *)entry + head_size(tu), entry) < 0)
+		goto out;
+	trace_seq_putc(s, '\n');
+out:
+	return trace_handle_return(s);
+}
+
+static struct trace_event_functions uprobe_funcs = {
+	.trace = print_uprobe_event,
+};
+
+static int uprobe_event_define_fields(struct trace_event_call *event_call)
+{
+	struct uprobe_trace_entry_head field;
+	struct trace_uprobe *tu;
+	struct trace_probe *tp;
+	int ret;
+
+	tp = trace_probe_primary_from_call(event_call);
+	if (WARN_ON_ONCE(!tp))
+		return -ENOENT;
+	tu = container_of(tp, struct trace_uprobe, tp);
+	if (is_ret_probe(tu)) {
+		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_FUNC, 0);
+		DEFINE_FIELD(unsigned long, vaddr[1], FIELD_STRING_RETIP, 0);
+	} else {
+		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_IP, 0);
+	}
+	return traceprobe_define_arg_fields(event_call, head_size(tu), tp);
+}
+
+static struct trace_event_fields uprobe_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE,
+	  .define_fields = uprobe_event_define_fields },
+	{}
+};
+
+static void init_trace_event_call(struct trace_uprobe *tu)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+
+	call->event.funcs = &uprobe_funcs;
+	call->class->fields_array = uprobe_fields_array;
+	call->flags = TRACE_EVENT_FL_UPROBE | TRACE_EVENT_FL_CAP_ANY;
+	call->class->reg = trace_uprobe_register;
+}
+
+/* ------------------------------------------------ definition and deletion */
+
+static struct trace_uprobe *alloc_trace_uprobe(const char *group,
+					       const char *event, int nargs,
+					       bool is_ret)
+{
+	struct trace_uprobe *tu;
+	int ret;
+
+	tu = kzalloc(struct_size(tu, tp.args, nargs), GFP_KERNEL);
+	if (!tu)
+		return ERR_PTR(-ENOMEM);
+	tu->nhits = alloc_percpu(unsigned long);
+	if (!tu->nhits) {
+		ret = -ENOMEM;
+		goto free_tu;
+	}
+	ret = trace_probe_init(&tu->tp, event, group, true);
+	if (ret)
+		goto free_nhits;
+	rwlock_init(&event_filter(tu)->rwlock);
+	INIT_LIST_HEAD(&event_filter(tu)->perf_events);
+	tu->consumer.handler = uprobe_dispatcher;
+	if (is_ret)
+		tu->consumer.ret_handler = uretprobe_dispatcher;
+	tu->consumer.filter = tu_filter;
+	dyn_event_init(&tu->devent, &trace_uprobe_ops);
+	return tu;
+
+free_nhits:
+	free_percpu(tu->nhits);
+free_tu:
+	kfree(tu);
+	return ERR_PTR(ret);
+}
+
+static void free_trace_uprobe(struct trace_uprobe *tu)
+{
+	if (!tu)
+		return;
+	path_put(&tu->path);
+	trace_probe_cleanup(&tu->tp);
+	kfree(tu->filename);
+	free_percpu(tu->nhits);
+	kfree(tu);
+}
+
+static struct trace_uprobe *find_probe_event(const char *event,
+					     const char *group)
+{
+	struct trace_uprobe *tu;
+	struct dyn_event *pos;
+
+	for_each_dyn_event(pos) {
+		if (!is_trace_uprobe(pos))
+			continue;
+		tu = to_trace_uprobe(pos);
+		if (!strcmp(trace_probe_name(&tu->tp), event) &&
+		    !strcmp(trace_probe_group_name(&tu->tp), group))
+			return tu;
+	}
+	return NULL;
+}
+
+/* One instruction drives one counter: refuse another counter offset. */
+static bool ref_ctr_conflicts(struct trace_uprobe *new)
+{
+	struct trace_uprobe *tu;
+	struct dyn_event *pos;
+
+	for_each_dyn_event(pos) {
+		if (!is_trace_uprobe(pos))
+			continue;
+		tu = to_trace_uprobe(pos);
+		if (tu->inode == new->inode && tu->offset == new->offset &&
+		    tu->ref_ctr_offset != new->ref_ctr_offset)
+			return true;
+	}
+	return false;
+}
+
+static bool same_probe(struct trace_uprobe *a, struct trace_uprobe *b)
+{
+	int i;
+
+	if (a->inode != b->inode || a->offset != b->offset ||
+	    a->ref_ctr_offset != b->ref_ctr_offset ||
+	    a->tp.nr_args != b->tp.nr_args)
+		return false;
+	for (i = 0; i < a->tp.nr_args; i++)
+		if (strcmp(a->tp.args[i].comm, b->tp.args[i].comm))
+			return false;
+	return true;
+}
+
+/* Add @tu to the existing event of @to; registered now if it is enabled. */
+static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *to)
+{
+	struct trace_probe *pos;
+	int ret;
+
+	ret = trace_probe_compare_arg_type(&tu->tp, &to->tp);
+	if (ret) {
+		/* the arguments start at index 2 */
+		trace_probe_log_set_index(ret + 1);
+		trace_probe_log_err(0, DIFF_ARG_TYPE);
+		return -EEXIST;
+	}
+	list_for_each_entry(pos, trace_probe_probe_list(&to->tp), list) {
+		if (same_probe(container_of(pos, struct trace_uprobe, tp), tu)) {
+			trace_probe_log_set_index(0);
+			trace_probe_log_err(0, SAME_PROBE);
+			return -EEXIST;
+		}
+	}
+	ret = trace_probe_append(&tu->tp, &to->tp);
+	if (ret)
+		return ret;
+	if (trace_probe_is_enabled(&tu->tp)) {
+		/* the core installs it where the event's filter wants it */
+		ret = register_probe(tu);
+		if (ret) {
+			trace_probe_unlink(&tu->tp);
+			return ret;
+		}
+	}
+	dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
+	return 0;
+}
+
+static int register_trace_uprobe(struct trace_uprobe *tu)
+{
+	struct trace_uprobe *old;
+	int ret;
+
+	mutex_lock(&event_mutex);
+	if (ref_ctr_conflicts(tu)) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	old = find_probe_event(trace_probe_name(&tu->tp),
+			       trace_probe_group_name(&tu->tp));
+	if (old) {
+		if (is_ret_probe(tu) != is_ret_probe(old)) {
+			trace_probe_log_set_index(0);
+			trace_probe_log_err(0, DIFF_PROBE_TYPE);
+			ret = -EEXIST;
+		} else {
+			ret = append_trace_uprobe(tu, old);
+		}
+		goto unlock;
+	}
+	init_trace_event_call(tu);
+	ret = trace_probe_register_event_call(&tu->tp);
+	if (ret) {
+		if (ret == -EEXIST) {
+			trace_probe_log_set_index(0);
+			trace_probe_log_err(0, EVENT_EXIST);
+		} else {
+			pr_warn("Failed to register probe event(%d)\n", ret);
+		}
+		goto unlock;
+	}
+	dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
+unlock:
+	mutex_unlock(&event_mutex);
+	return ret;
+}
+
+/* Delete @tu; refused while its event is in use (unless it has siblings). */
+static int unregister_trace_uprobe(struct trace_uprobe *tu)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+	if (!trace_probe_has_sibling(&tu->tp)) {
+		if (trace_probe_is_enabled(&tu->tp))
+			return -EBUSY;
+		if (trace_event_dyn_busy(call))
+			return -EBUSY;
+		ret = trace_probe_unregister_event_call(&tu->tp);
+		if (ret)
+			return ret;
+	}
+	unregister_probe(tu);
+	dyn_event_remove(&tu->devent);
+	trace_probe_unlink(&tu->tp);
+	free_trace_uprobe(tu);
+	return 0;
+}
+
+/*
+ * Parse "PATH:OFFSET[%return][(REF_CTR_OFFSET)]" (argv[1], in @spec, which
+ * is modified) into @tu's offsets; *@is_ret is set by "%return". The path
+ * part is left NUL-terminated at @spec. Error carets point into argv[1].
+ */
+static int parse_place(char *spec, unsigned long *offset,
+		       unsigned long *ref_ctr_offset, bool *is_ret)
+{
+	char *colon, *open, *close, *pct;
+	int ret;
+
+	colon = strrchr(spec, ':');
+	if (!colon || !isdigit(colon[1]))
+		return -EINVAL;		/* not PATH:OFFSET: no log entry */
+	*colon = '\0';
+
+	open = strchr(colon + 1, '(');
+	if (open) {
+		close = strchr(open + 1, ')');
+		if (!close) {
+			trace_probe_log_err(colon + 1 - spec + strlen(colon + 1),
+					    REFCNT_OPEN_BRACE);
+			return -EINVAL;
+		}
+		*close = '\0';
+		ret = kstrtoul(open + 1, 0, ref_ctr_offset);
+		if (ret) {
+			trace_probe_log_err(open + 1 - spec, BAD_REFCNT);
+			return ret;
+		}
+		if (close[1] != '\0') {
+			trace_probe_log_err(close + 1 - spec, BAD_REFCNT_SUFFIX);
+			return -EINVAL;
+		}
+		*open = '\0';
+	}
+
+	pct = strchr(colon + 1, '%');
+	if (pct) {
+		if (strcmp(pct, "%return")) {
+			trace_probe_log_err(pct - spec, BAD_ADDR_SUFFIX);
+			return -EINVAL;
+		}
+		*pct = '\0';
+		*is_ret = true;
+	}
+
+	ret = kstrtoul(colon + 1, 0, offset);
+	if (ret) {
+		trace_probe_log_err(colon + 1 - spec, BAD_UPROBE_OFFS);
+		return ret;
+	}
+	return 0;
+}
+
+/* "p_bash_0x4245c0": the name of an event defined without one. */
+static void default_event_name(char *buf, bool is_ret, const char *path,
+			       unsigned long offset)
+{
+	char *p;
+
+	snprintf(buf, MAX_EVENT_NAME_LEN, "%c_%s_0x%lx", is_ret ? 'r' : 'p',
+		 kbasename(path), offset);
+	for (p = buf; *p; p++)
+		if (!isalnum(*p) && *p != '_')
+			*p = '_';
+}
+
+static int __trace_uprobe_create(int argc, const char **argv)
+{
+	const char *event = NULL, *group = UPROBE_EVENT_SYSTEM;
+	unsigned long offset = 0, ref_ctr_offset = 0;
+	char buf[MAX_EVENT_NAME_LEN], gbuf[MAX_EVENT_NAME_LEN];
+	enum probe_print_type ptype;
+	struct trace_uprobe *tu;
+	bool is_ret = false;
+	struct path path;
+	char *spec;
+	int i, ret;
+
+	switch (argv[0][0]) {
+	case 'r':
+		is_ret = true;
+		break;
+	case 'p':
+		break;
+	default:
+		return -ECANCELED;
+	}
+	if (argc < 2 || (argv[0][1] != '\0' && argv[0][1] != ':'))
+		return -ECANCELED;
+	/* "PATH:OFFSET" with a '/': otherwise a kprobe's, e.g. "MOD:SYM" */
+	if (!strchr(argv[1], '/'))
+		return -ECANCELED;
+	if (argc - 2 > MAX_TRACE_ARGS)
+		return -E2BIG;
+
+	trace_probe_log_init("trace_uprobe", argc, argv);
+	trace_probe_log_set_index(1);
+	spec = kstrdup(argv[1], GFP_KERNEL);
+	if (!spec) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = parse_place(spec, &offset, &ref_ctr_offset, &is_ret);
+	if (ret)
+		goto free_spec;
+
+	ret = kern_path(spec, LOOKUP_FOLLOW, &path);
+	if (ret) {
+		trace_probe_log_err(0, FILE_NOT_FOUND);
+		goto free_spec;
+	}
+	if (!d_is_reg(path.dentry)) {
+		trace_probe_log_err(0, NO_REGULAR_FILE);
+		ret = -EINVAL;
+		goto put_path;
+	}
+
+	trace_probe_log_set_index(0);
+	if (argv[0][1] == ':') {
+		event = &argv[0][2];
+		ret = traceprobe_parse_event_name(&event, &group, gbuf,
+						  event - argv[0]);
+		if (ret)
+			goto put_path;
+	}
+	if (!event) {
+		default_event_name(buf, is_ret, spec, offset);
+		event = buf;
+	}
+
+	tu = alloc_trace_uprobe(group, event, argc - 2, is_ret);
+	if (IS_ERR(tu)) {
+		ret = PTR_ERR(tu);
+		goto put_path;
+	}
+	tu->path = path;	/* tu owns the reference now */
+	tu->inode = d_real_inode(path.dentry);
+	tu->offset = offset;
+	tu->ref_ctr_offset = ref_ctr_offset;
+	tu->filename = spec;
+	spec = NULL;
+
+	for (i = 0; i < argc - 2; i++) {
+		trace_probe_log_set_index(i + 2);
+		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i + 2],
+						 is_ret ? TPARG_FL_RETURN : 0);
+		if (ret)
+			goto free_tu;
+	}
+	ptype = is_ret ? PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL;
+	ret = traceprobe_set_print_fmt(&tu->tp, ptype);
+	if (ret < 0)
+		goto free_tu;
+	ret = register_trace_uprobe(tu);
+	if (!ret)
+		goto out;
+
+free_tu:
+	free_trace_uprobe(tu);
+	goto out;
+put_path:
+	path_put(&path);
+free_spec:
+	kfree(spec);
+out:
+	trace_probe_log_clear();
+	return ret;
+}
+
+static int trace_uprobe_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, __trace_uprobe_create);
+}
+
+static int create_or_delete_trace_uprobe(const char *raw_command)
+{
+	int ret;
+
+	if (raw_command[0] == '-')
+		return dyn_event_release(raw_command, &trace_uprobe_ops);
+	ret = trace_uprobe_create(raw_command);
+	/* Only uprobes are defined here: "not mine" is just invalid. */
+	return ret == -ECANCELED ? -EINVAL : ret;
+}
+
+static int trace_uprobe_release(struct dyn_event *ev)
+{
+	return unregister_trace_uprobe(to_trace_uprobe(ev));
+}
+
+static bool trace_uprobe_is_busy(struct dyn_event *ev)
+{
+	return trace_probe_is_enabled(&to_trace_uprobe(ev)->tp);
+}
+
+/*
+ * Does "PATH:OFFSET[(REF)] ARGS..." of a deletion name @tu? The numbers
+ * are compared as numbers, so any spelling of them matches.
+ */
+static bool match_command_head(struct trace_uprobe *tu, int argc,
+			       const char **argv)
+{
+	unsigned long offset, ref = 0;
+	char *spec, *open;
+	bool match = false;
+	int len;
+
+	if (!argc)
+		return true;
+	len = strlen(tu->filename);
+	if (strncmp(tu->filename, argv[0], len) || argv[0][len] != ':')
+		return false;
+	spec = kstrdup(&argv[0][len + 1], GFP_KERNEL);
+	if (!spec)
+		return false;
+	open = strchr(spec, '(');
+	if (open) {
+		*open++ = '\0';
+		if (!strlen(open) || open[strlen(open) - 1] != ')')
+			goto out;
+		open[strlen(open) - 1] = '\0';
+		if (kstrtoul(open, 0, &ref))
+			goto out;
+	}
+	if (kstrtoul(spec, 0, &offset))
+		goto out;
+	match = offset == tu->offset && ref == tu->ref_ctr_offset &&
+		trace_probe_match_command_args(&tu->tp, argc - 1, argv + 1);
+out:
+	kfree(spec);
+	return match;
+}
+
+static bool trace_uprobe_match(const char *system, const char *event,
+			       int argc, const char **argv,
+			       struct dyn_event *ev)
+{
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
+
+	return (event[0] == '\0' ||
+		!strcmp(trace_probe_name(&tu->tp), event)) &&
+	       (!system || !strcmp(trace_probe_group_name(&tu->tp), system)) &&
+	       match_command_head(tu, argc, argv);
+}
+
+/* The canonical definition: "p:GRP/EVENT PATH:0x%016lx(0xREF) ARGS". */
+static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	int i;
+
+	seq_printf(m, "%c:%s/%s %s:0x%0*lx", is_ret_probe(tu) ? 'r' : 'p',
+		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
+		   tu->filename, (int)(sizeof(void *) * 2), tu->offset);
+	if (tu->ref_ctr_offset)
+		seq_printf(m, "(0x%lx)", tu->ref_ctr_offset);
+	for (i = 0; i < tu->tp.nr_args; i++)
+		seq_printf(m, " %s=%s", tu->tp.args[i].name,
+			   tu->tp.args[i].comm);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+/* ------------------------------------------------------------ tracefs */
+
+static int probes_seq_show(struct seq_file *m, void *v)
+{
+	struct dyn_event *ev = v;
+
+	if (!is_trace_uprobe(ev))
+		return 0;
+	return trace_uprobe_show(m, ev);
+}
+
+static const struct seq_operations probes_seq_op = {
+	.start = dyn_event_seq_start,
+	.next = dyn_event_seq_next,
+	.stop = dyn_event_seq_stop,
+	.show = probes_seq_show,
+};
+
+static int probes_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = security_locked_down(LOCKDOWN_TRACEFS);
+	if (ret)
+		return ret;
+	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+		ret = dyn_events_release_all(&trace_uprobe_ops);
+		if (ret)
+			return ret;
+	}
+	return seq_open(file, &probes_seq_op);
+}
+
+static ssize_t probes_write(struct file *file, const char __user *buffer,
+			    size_t count, loff_t *ppos)
+{
+	return trace_parse_run_command(file, buffer, count, ppos,
+				       create_or_delete_trace_uprobe);
+}
+
+static const struct file_operations uprobe_events_ops = {
+	.owner = THIS_MODULE,
+	.open = probes_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+	.write = probes_write,
+};
+
+/* uprobe_profile: "  PATH EVENT HITS" per probe. */
+static int profile_seq_show(struct seq_file *m, void *v)
+{
+	struct dyn_event *ev = v;
+	struct trace_uprobe *tu;
+
+	if (!is_trace_uprobe(ev))
+		return 0;
+	tu = to_trace_uprobe(ev);
+	seq_printf(m, "  %s %-44s %15lu\n", tu->filename,
+		   trace_probe_name(&tu->tp), trace_uprobe_nhits(tu));
+	return 0;
+}
+
+static const struct seq_operations profile_seq_op = {
+	.start = dyn_event_seq_start,
+	.next = dyn_event_seq_next,
+	.stop = dyn_event_seq_stop,
+	.show = profile_seq_show,
+};
+
+static int profile_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = security_locked_down(LOCKDOWN_TRACEFS);
+	if (ret)
+		return ret;
+	return seq_open(file, &profile_seq_op);
+}
+
+static const struct file_operations uprobe_profile_ops = {
+	.owner = THIS_MODULE,
+	.open = profile_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+};
+
+/*
+ * uprobe_stats: per probe, its hits and how the core handled the probed
+ * instruction while the event was enabled (counted by the core for the
+ * probe, over all its users). Runs under event_mutex (stats_seq_start()).
+ */
+static int stats_seq_show(struct seq_file *m, void *v)
+{
+	struct dyn_event *ev = v;
+	struct uprobe_stats st;
+	struct trace_uprobe *tu;
+
+	if (v == &dyn_event_list) {
+		seq_puts(m, "# GROUP/EVENT PATH:OFFSET HITS EMULATED STEPPED BOOSTED MISSED\n");
+		return 0;
+	}
+	if (!is_trace_uprobe(ev))
+		return 0;
+	tu = to_trace_uprobe(ev);
+	trace_uprobe_stats(tu, &st);
+	seq_printf(m, "%s/%s %s:0x%lx %lu %llu %llu %llu %llu\n",
+		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
+		   tu->filename, tu->offset, trace_uprobe_nhits(tu),
+		   st.emulated, st.stepped, st.boosted, st.missed);
+	return 0;
+}
+
+static void *stats_seq_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&event_mutex);
+	if (*pos == 0)
+		return &dyn_event_list;
+	return seq_list_start(&dyn_event_list, *pos - 1);
+}
+
+static void *stats_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &dyn_event_list, pos);
+}
+
+static const struct seq_operations stats_seq_op = {
+	.start = stats_seq_start,
+	.next = stats_seq_next,
+	.stop = dyn_event_seq_stop,
+	.show = stats_seq_show,
+};
+
+static int stats_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = security_locked_down(LOCKDOWN_TRACEFS);
+	if (ret)
+		return ret;
+	return seq_open(file, &stats_seq_op);
+}
+
+static const struct file_operations uprobe_stats_ops = {
+	.owner = THIS_MODULE,
+	.open = stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release,
+};
+
+/* ------------------------------------------------ perf's local events */
+
+#ifdef CONFIG_PERF_EVENTS
+/**
+ * create_local_trace_uprobe - an event for one perf_event_open(type=uprobe)
+ * @name: path of the probed file
+ * @offs: file offset of the probed instruction
+ * @ref_ctr_offset: file offset of the SDT counter, 0 for none
+ * @is_return: a return probe
+ *
+ * The event is not listed in tracefs; perf registers it and owns it until
+ * destroy_local_trace_uprobe().
+ *
+ * Return: the event call, or an ERR_PTR().
+ */
+struct trace_event_call *
+create_local_trace_uprobe(char *name, unsigned long offs,
+			  unsigned long ref_ctr_offset, bool is_return)
+{
+	enum probe_print_type ptype;
+	struct trace_uprobe *tu;
+	struct path path;
+	int ret;
+
+	ret = kern_path(name, LOOKUP_FOLLOW, &path);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!d_is_reg(path.dentry)) {
+		path_put(&path);
+		return ERR_PTR(-EINVAL);
+	}
+	tu = alloc_trace_uprobe(UPROBE_EVENT_SYSTEM, "DUMMY_EVENT", 0,
+				is_return);
+	if (IS_ERR(tu)) {
+		path_put(&path);
+		return ERR_CAST(tu);
+	}
+	tu->path = path;
+	tu->inode = d_real_inode(path.dentry);
+	tu->offset = offs;
+	tu->ref_ctr_offset = ref_ctr_offset;
+	tu->filename = kstrdup(name, GFP_KERNEL);
+	if (!tu->filename) {
+		ret = -ENOMEM;
+		goto free_tu;
+	}
+	init_trace_event_call(tu);
+	ptype = is_return ? PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL;
+	ret = traceprobe_set_print_fmt(&tu->tp, ptype);
+	if (ret < 0)
+		goto free_tu;
+	return trace_probe_event_call(&tu->tp);
+
+free_tu:
+	free_trace_uprobe(tu);
+	return ERR_PTR(ret);
+}
+
+/**
+ * destroy_local_trace_uprobe - free an event of create_local_trace_uprobe()
+ * @event_call: the event, no longer registered by perf
+ */
+void destroy_local_trace_uprobe(struct trace_event_call *event_call)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(event_call);
+
+	if (WARN_ON_ONCE(!tp))
+		return;
+	free_trace_uprobe(container_of(tp, struct trace_uprobe, tp));
+}
+
+/**
+ * bpf_get_uprobe_info - describe the uprobe behind a perf event
+ * @event: a perf event on a uprobe event (tracepoint or uprobe PMU)
+ * @fd_type: BPF_FD_TYPE_UPROBE or BPF_FD_TYPE_URETPROBE
+ * @filename: the probed file's path, as given
+ * @probe_offset: the file offset
+ * @probe_addr: 0: uprobes are placed by file offset
+ * @perf_type_tracepoint: @event is a tracepoint-type perf event
+ *
+ * Return: 0, or -EINVAL when @event is not on a uprobe event.
+ */
+int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type,
+			const char **filename, u64 *probe_offset,
+			u64 *probe_addr, bool perf_type_tracepoint)
+{
+	struct trace_probe *tp;
+	struct trace_uprobe *tu;
+
+	if (!event->tp_event || !(event->tp_event->flags & TRACE_EVENT_FL_UPROBE))
+		return -EINVAL;
+	tp = trace_probe_primary_from_call(event->tp_event);
+	if (!tp)
+		return -EINVAL;
+	tu = container_of(tp, struct trace_uprobe, tp);
+	*fd_type = is_ret_probe(tu) ? BPF_FD_TYPE_URETPROBE :
+				      BPF_FD_TYPE_UPROBE;
+	*filename = tu->filename;
+	*probe_offset = tu->offset;
+	*probe_addr = 0;
+	return 0;
+}
+#endif /* CONFIG_PERF_EVENTS */
+
+static __init int init_uprobe_trace(void)
+{
+	int ret;
+
+	ret = dyn_event_register(&trace_uprobe_ops);
+	if (ret)
+		return ret;
+	ret = tracing_init_dentry();
+	if (ret)
+		return 0;
+	trace_create_file("uprobe_events", TRACE_MODE_WRITE, NULL, NULL,
+			  &uprobe_events_ops);
+	trace_create_file("uprobe_profile", TRACE_MODE_READ, NULL, NULL,
+			  &uprobe_profile_ops);
+	trace_create_file("uprobe_stats", TRACE_MODE_READ, NULL, NULL,
+			  &uprobe_stats_ops);
+	return 0;
+}
+fs_initcall(init_uprobe_trace);
