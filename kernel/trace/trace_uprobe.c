@@ -126,6 +126,8 @@ struct uprobe_trace_entry_head {
  * @stats_start: the core's counts for the probe when @consumer was
  *	registered (the core's probe may serve other consumers too)
  * @stats_done: the core's counts over the earlier registrations
+ * @text_room: most bytes of strings a trace record may hold and still
+ *	print as one line of text (trace_text_room())
  * @tp: the library's probe: event, arguments (must be last)
  */
 struct trace_uprobe {
@@ -140,6 +142,7 @@ struct trace_uprobe {
 	bool registered;
 	struct uprobe_stats stats_start;
 	struct uprobe_stats stats_done;
+	int text_room;
 	struct trace_probe tp;
 };
 
@@ -371,6 +374,25 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest,
 	return process_fetch_insn_bottom(code, val, dest, base);
 }
 
+/*
+ * A trace record must also print as one line of at most a page: a string
+ * prints with quotes and a separator, a cut one as "(fault)", a number as
+ * up to 19 characters. How many bytes of strings leave room for that.
+ */
+static int trace_text_room(struct trace_uprobe *tu)
+{
+	int i, n, room = PAGE_SIZE - 160 - MAX_EVENT_NAME_LEN;
+	struct probe_arg *arg;
+
+	for (i = 0; i < tu->tp.nr_args; i++) {
+		arg = &tu->tp.args[i];
+		n = arg->count ? arg->count : 1;
+		room -= strlen(arg->name) + 2;
+		room -= n * (arg->dynamic ? 10 : 20);
+	}
+	return max(room, 0);
+}
+
 /* Bytes of dynamic data (strings) this hit needs, within @limit. */
 static int dynamic_size(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 			int limit)
@@ -378,6 +400,8 @@ static int dynamic_size(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 	int i, len, room, total = 0;
 
 	room = limit - head_size(tu) - tu->tp.size;
+	if (limit == UPROBE_MAX_TRACE_RECORD)
+		room = min(room, tu->text_room);
 	for (i = 0; i < tu->tp.nr_args; i++) {
 		if (!tu->tp.args[i].dynamic)
 			continue;
@@ -1328,6 +1352,7 @@ static int __trace_uprobe_create(int argc, const char **argv)
 		if (ret)
 			goto free_tu;
 	}
+	tu->text_room = trace_text_room(tu);
 	ptype = is_ret ? PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL;
 	ret = traceprobe_set_print_fmt(&tu->tp, ptype);
 	if (ret < 0)
