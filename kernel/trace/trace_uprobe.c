@@ -41,6 +41,8 @@
  *     rcu_read_lock() only around the (non-sleeping) copy into the buffer.
  *
  * Locks
+ *   dyn_event_ops_mutex  held by dyn_event_create() around parsing: it
+ *			guards the library's error log.
  *   event_mutex	held (by our callers or by us) around every definition,
  *			deletion, enable and disable, and every perf open and
  *			close; it orders them all. Core locks nest inside it.
@@ -1384,7 +1386,8 @@ static int create_or_delete_trace_uprobe(const char *raw_command)
 
 	if (raw_command[0] == '-')
 		return dyn_event_release(raw_command, &trace_uprobe_ops);
-	ret = trace_uprobe_create(raw_command);
+	/* under dyn_event_ops_mutex, which guards the error log */
+	ret = dyn_event_create(raw_command, &trace_uprobe_ops);
 	/* Only uprobes are defined here: "not mine" is just invalid. */
 	return ret == -ECANCELED ? -EINVAL : ret;
 }
