@@ -159,6 +159,7 @@ void uprobe_unregister(struct inode *inode, loff_t offset,
 		       struct uprobe_consumer *uc);
 int uprobe_get_stats(struct inode *inode, loff_t offset,
 		     struct uprobe_stats *stats);
+void uprobe_synchronize(void);
 
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 			unsigned long vaddr, uprobe_opcode_t opcode);
@@ -231,6 +232,10 @@ static inline int uprobe_get_stats(struct inode *inode, loff_t offset,
 				   struct uprobe_stats *stats)
 {
 	return -ENOENT;
+}
+
+static inline void uprobe_synchronize(void)
+{
 }
 
 static inline int uprobe_mmap(struct vm_area_struct *vma)

@@ -1258,6 +1258,19 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 EXPORT_SYMBOL_GPL(uprobe_apply);
 
 /**
+ * uprobe_synchronize - wait for the handlers that are running to return
+ *
+ * For a consumer that stops using something its handlers read without
+ * unregistering (a front end dropping one of its outputs).
+ */
+void uprobe_synchronize(void)
+{
+	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
+	synchronize_srcu(&uprobes_srcu);
+}
+EXPORT_SYMBOL_GPL(uprobe_synchronize);
+
+/**
  * uprobe_get_stats - how the hits of the probe at @inode:@offset were handled
  * @inode: the probed file
  * @offset: file offset of the probed instruction

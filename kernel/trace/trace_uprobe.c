@@ -844,8 +844,15 @@ static int probe_event_disable(struct trace_event_call *call,
 			return 0;
 	} else {
 		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
-		if (trace_probe_test_flag(tp, TP_FLAG_TRACE))
+		if (trace_probe_test_flag(tp, TP_FLAG_TRACE)) {
+			/*
+			 * The probes stay registered for the trace files:
+			 * wait for handlers still in perf_hit(), which
+			 * reads call->perf_events that perf frees next.
+			 */
+			uprobe_synchronize();
 			return 0;
+		}
 	}
 	if (trace_probe_is_enabled(tp))
 		apply_event_probes(tp, false);	/* perf targets only now */
