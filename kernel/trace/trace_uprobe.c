@@ -870,6 +870,7 @@ static int perf_open(struct trace_event_call *call, struct perf_event *event)
 	struct trace_uprobe_filter *filter;
 	struct mm_struct *mm;
 	bool covered;
+	int ret;
 
 	lockdep_assert_held(&event_mutex);
 	if (WARN_ON_ONCE(!tp))
@@ -890,7 +891,18 @@ static int perf_open(struct trace_event_call *call, struct perf_event *event)
 
 	if (covered)
 		return 0;
-	return apply_event_probes(tp, true);
+	ret = apply_event_probes(tp, true);
+	if (!ret)
+		return 0;
+	/* perf does not call PERF_CLOSE for an event whose open failed */
+	write_lock(&filter->rwlock);
+	if (event->hw.target)
+		list_del(&event->hw.tp_list);
+	else
+		filter->nr_systemwide--;
+	write_unlock(&filter->rwlock);
+	apply_event_probes(tp, false);
+	return ret;
 }
 
 /* A perf event stops using the event: drop its target. */
