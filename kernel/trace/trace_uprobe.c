@@ -28,6 +28,9 @@
  *				hw.tp_list, plus a count of system-wide ones.
  *   struct uprobe_fetch	one hit's context for the fetch program: the
  *				user registers and the probed address.
+ *   struct uprobe_list	one tracefs file (uprobe_events, uprobe_profile,
+ *				uprobe_stats): all three are one seq_file walk
+ *				of the dynamic events with a per-file line.
  *
  * Lifetimes
  *   - A trace_uprobe lives from its definition until its deletion (or, for
@@ -104,12 +107,12 @@
 #define UPROBE_STACK_RECORD	256
 
 /**
- * struct uprobe_trace_entry_head - the fixed part of a record
+ * struct uprobe_record_head - the fixed part of a record
  * @ent: the common trace entry header
  * @vaddr: the probed address; for a return probe the function's address
  *	(__probe_func) then the return address (__probe_ret_ip)
  */
-struct uprobe_trace_entry_head {
+struct uprobe_record_head {
 	struct trace_entry ent;
 	unsigned long vaddr[];
 };
@@ -161,30 +164,40 @@ struct uprobe_fetch {
 	unsigned long vaddr;
 };
 
-static int trace_uprobe_create(const char *raw_command);
-static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev);
-static int trace_uprobe_release(struct dyn_event *ev);
-static bool trace_uprobe_is_busy(struct dyn_event *ev);
-static bool trace_uprobe_match(const char *system, const char *event,
-			       int argc, const char **argv,
-			       struct dyn_event *ev);
+static int dyn_define(const char *raw_command);
+static int dyn_show_definition(struct seq_file *m, struct dyn_event *ev);
+static int dyn_delete(struct dyn_event *ev);
+static bool dyn_in_use(struct dyn_event *ev);
+static bool dyn_matches(const char *system, const char *event,
+			int argc, const char **argv,
+			struct dyn_event *ev);
 
-static struct dyn_event_operations trace_uprobe_ops = {
-	.create = trace_uprobe_create,
-	.show = trace_uprobe_show,
-	.is_busy = trace_uprobe_is_busy,
-	.free = trace_uprobe_release,
-	.match = trace_uprobe_match,
+static struct dyn_event_operations uprobe_dyn_ops = {
+	.create = dyn_define,
+	.show = dyn_show_definition,
+	.is_busy = dyn_in_use,
+	.free = dyn_delete,
+	.match = dyn_matches,
 };
 
-static bool is_trace_uprobe(struct dyn_event *ev)
+static bool dyn_is_uprobe(struct dyn_event *ev)
 {
-	return ev->ops == &trace_uprobe_ops;
+	return ev->ops == &uprobe_dyn_ops;
 }
 
-static struct trace_uprobe *to_trace_uprobe(struct dyn_event *ev)
+static struct trace_uprobe *dyn_to_tu(struct dyn_event *ev)
 {
 	return container_of(ev, struct trace_uprobe, devent);
+}
+
+static struct trace_uprobe *tp_to_tu(struct trace_probe *tp)
+{
+	return container_of(tp, struct trace_uprobe, tp);
+}
+
+static struct trace_uprobe *uc_to_tu(struct uprobe_consumer *uc)
+{
+	return container_of(uc, struct trace_uprobe, consumer);
 }
 
 static bool is_ret_probe(struct trace_uprobe *tu)
@@ -194,7 +207,7 @@ static bool is_ret_probe(struct trace_uprobe *tu)
 
 static int head_size(struct trace_uprobe *tu)
 {
-	return sizeof(struct uprobe_trace_entry_head) +
+	return sizeof(struct uprobe_record_head) +
 	       (is_ret_probe(tu) ? 2 : 1) * sizeof(unsigned long);
 }
 
@@ -203,7 +216,7 @@ static struct trace_uprobe_filter *event_filter(struct trace_uprobe *tu)
 	return tu->tp.event->filter;
 }
 
-static unsigned long trace_uprobe_nhits(struct trace_uprobe *tu)
+static unsigned long tu_hits(struct trace_uprobe *tu)
 {
 	unsigned long n = 0;
 	int cpu;
@@ -453,7 +466,7 @@ static void free_record(struct uprobe_record *rec)
 }
 
 /* Header of a record: the probed address(es). */
-static void fill_head(struct uprobe_trace_entry_head *entry,
+static void fill_head(struct uprobe_record_head *entry,
 		      struct trace_uprobe *tu, struct uprobe_fetch *uf)
 {
 	entry->vaddr[0] = uf->vaddr;
@@ -476,7 +489,7 @@ static void record_to_file(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 			   struct trace_event_file *file)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	struct uprobe_trace_entry_head *entry;
+	struct uprobe_record_head *entry;
 	struct trace_event_buffer fbuffer = {};
 	int hsize = head_size(tu);
 
@@ -572,7 +585,7 @@ static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	struct uprobe_trace_entry_head *entry;
+	struct uprobe_record_head *entry;
 	struct uprobe_record rec;
 	struct hlist_head *head;
 	int size, rctx;
@@ -622,8 +635,7 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
 static bool tu_filter(struct uprobe_consumer *uc,
 		      enum uprobe_filter_ctx ctx, struct mm_struct *mm)
 {
-	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe,
-					       consumer);
+	struct trace_uprobe *tu = uc_to_tu(uc);
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
 
 	if (flags & TP_FLAG_TRACE)
@@ -646,10 +658,9 @@ static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		perf_hit(tu, uf);
 }
 
-static int uprobe_dispatcher(struct uprobe_consumer *uc, struct pt_regs *regs)
+static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
-	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe,
-					       consumer);
+	struct trace_uprobe *tu = uc_to_tu(uc);
 	struct uprobe_fetch uf = {
 		.regs = regs,
 		.tu = tu,
@@ -669,11 +680,10 @@ static int uprobe_dispatcher(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return unwanted ? UPROBE_HANDLER_REMOVE : 0;
 }
 
-static int uretprobe_dispatcher(struct uprobe_consumer *uc,
-				unsigned long func, struct pt_regs *regs)
+static int return_handler(struct uprobe_consumer *uc,
+			  unsigned long func, struct pt_regs *regs)
 {
-	struct trace_uprobe *tu = container_of(uc, struct trace_uprobe,
-					       consumer);
+	struct trace_uprobe *tu = uc_to_tu(uc);
 	struct uprobe_fetch uf = {
 		.regs = regs,
 		.tu = tu,
@@ -703,8 +713,8 @@ static void stats_add_delta(struct uprobe_stats *sum,
  * The core's counts for @tu's probe while @tu used it. Caller holds
  * event_mutex (registration state).
  */
-static void trace_uprobe_stats(struct trace_uprobe *tu,
-			       struct uprobe_stats *st)
+static void tu_stats(struct trace_uprobe *tu,
+		     struct uprobe_stats *st)
 {
 	struct uprobe_stats now;
 
@@ -733,7 +743,7 @@ static void unregister_probe(struct trace_uprobe *tu)
 	if (!tu->registered)
 		return;
 	/* before: the core frees the probe with its last consumer */
-	trace_uprobe_stats(tu, &tu->stats_done);
+	tu_stats(tu, &tu->stats_done);
 	uprobe_unregister(tu->inode, tu->offset, &tu->consumer);
 	tu->registered = false;
 }
@@ -789,8 +799,8 @@ static int apply_event_probes(struct trace_probe *tp, bool add)
  * the probes happens on the first user; a trace file added to a perf-only
  * event widens the filter to every mm.
  */
-static int probe_event_enable(struct trace_event_call *call,
-			      struct trace_event_file *file)
+static int event_enable(struct trace_event_call *call,
+			struct trace_event_file *file)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 	bool was_enabled, had_trace;
@@ -827,8 +837,8 @@ static int probe_event_enable(struct trace_event_call *call,
 	return ret;
 }
 
-static int probe_event_disable(struct trace_event_call *call,
-			       struct trace_event_file *file)
+static int event_disable(struct trace_event_call *call,
+			 struct trace_event_file *file)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 
@@ -862,95 +872,88 @@ static int probe_event_disable(struct trace_event_call *call,
 }
 
 #ifdef CONFIG_PERF_EVENTS
-/* A perf event starts using the event: add its target to the filter. */
-static int perf_open(struct trace_event_call *call, struct perf_event *event)
+/*
+ * Does anything but perf event @event want the event in @event's process?
+ * Then @event coming or going changes no breakpoint.
+ */
+static bool target_covered(struct trace_uprobe *tu, struct perf_event *event)
+{
+	struct mm_struct *mm;
+
+	if (trace_probe_test_flag(&tu->tp, TP_FLAG_TRACE))
+		return true;
+	mm = event->hw.target ? READ_ONCE(event->hw.target->mm) : NULL;
+	return mm && perf_wants(tu, mm);
+}
+
+/* Add @event's target to the event's filter (@join), or take it out. */
+static void update_targets(struct trace_uprobe *tu, struct perf_event *event,
+			   bool join)
+{
+	struct trace_uprobe_filter *filter = event_filter(tu);
+
+	write_lock(&filter->rwlock);
+	if (!event->hw.target)
+		filter->nr_systemwide += join ? 1 : -1;
+	else if (join)
+		list_add(&event->hw.tp_list, &filter->perf_events);
+	else
+		list_del(&event->hw.tp_list);
+	write_unlock(&filter->rwlock);
+}
+
+/*
+ * A perf event starts (@open) or stops using the event: change the filter
+ * and, unless another user already covers its process, the breakpoints.
+ */
+static int perf_target(struct trace_event_call *call, struct perf_event *event,
+		       bool open)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 	struct trace_uprobe *tu;
-	struct trace_uprobe_filter *filter;
-	struct mm_struct *mm;
 	bool covered;
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
-	tu = container_of(tp, struct trace_uprobe, tp);
-	filter = event_filter(tu);
-	mm = event->hw.target ? READ_ONCE(event->hw.target->mm) : NULL;
-	/* Nothing to install if this process is already a target. */
-	covered = trace_probe_test_flag(tp, TP_FLAG_TRACE) ||
-		  (mm && perf_wants(tu, mm));
-
-	write_lock(&filter->rwlock);
-	if (event->hw.target)
-		list_add(&event->hw.tp_list, &filter->perf_events);
-	else
-		filter->nr_systemwide++;
-	write_unlock(&filter->rwlock);
-
+	tu = tp_to_tu(tp);
+	if (open) {
+		covered = target_covered(tu, event);
+		update_targets(tu, event, true);
+	} else {
+		update_targets(tu, event, false);
+		covered = target_covered(tu, event);
+	}
 	if (covered)
 		return 0;
-	ret = apply_event_probes(tp, true);
-	if (!ret)
-		return 0;
-	/* perf does not call PERF_CLOSE for an event whose open failed */
-	write_lock(&filter->rwlock);
-	if (event->hw.target)
-		list_del(&event->hw.tp_list);
-	else
-		filter->nr_systemwide--;
-	write_unlock(&filter->rwlock);
-	apply_event_probes(tp, false);
+	ret = apply_event_probes(tp, open);
+	if (ret && open) {
+		/* perf calls no PERF_CLOSE for an event whose open failed */
+		update_targets(tu, event, false);
+		apply_event_probes(tp, false);
+	}
 	return ret;
-}
-
-/* A perf event stops using the event: drop its target. */
-static int perf_close(struct trace_event_call *call, struct perf_event *event)
-{
-	struct trace_probe *tp = trace_probe_primary_from_call(call);
-	struct trace_uprobe *tu;
-	struct trace_uprobe_filter *filter;
-	struct mm_struct *mm;
-
-	lockdep_assert_held(&event_mutex);
-	if (WARN_ON_ONCE(!tp))
-		return -ENODEV;
-	tu = container_of(tp, struct trace_uprobe, tp);
-	filter = event_filter(tu);
-
-	write_lock(&filter->rwlock);
-	if (event->hw.target)
-		list_del(&event->hw.tp_list);
-	else
-		filter->nr_systemwide--;
-	write_unlock(&filter->rwlock);
-
-	mm = event->hw.target ? READ_ONCE(event->hw.target->mm) : NULL;
-	if (trace_probe_test_flag(tp, TP_FLAG_TRACE) ||
-	    (mm && perf_wants(tu, mm)))
-		return 0;	/* still wanted there */
-	return apply_event_probes(tp, false);
 }
 #endif
 
-static int trace_uprobe_register(struct trace_event_call *call,
-				 enum trace_reg type, void *data)
+static int event_reg(struct trace_event_call *call,
+		     enum trace_reg type, void *data)
 {
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		return probe_event_enable(call, data);
+		return event_enable(call, data);
 	case TRACE_REG_UNREGISTER:
-		return probe_event_disable(call, data);
+		return event_disable(call, data);
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		return probe_event_enable(call, NULL);
+		return event_enable(call, NULL);
 	case TRACE_REG_PERF_UNREGISTER:
-		return probe_event_disable(call, NULL);
+		return event_disable(call, NULL);
 	case TRACE_REG_PERF_OPEN:
-		return perf_open(call, data);
+		return perf_target(call, data, true);
 	case TRACE_REG_PERF_CLOSE:
-		return perf_close(call, data);
+		return perf_target(call, data, false);
 #endif
 	default:
 		return 0;
@@ -959,22 +962,22 @@ static int trace_uprobe_register(struct trace_event_call *call,
 
 /* ------------------------------------------------------------ the event */
 
-static enum print_line_t print_uprobe_event(struct trace_iterator *iter,
-					    int flags,
-					    struct trace_event *event)
+static enum print_line_t print_record(struct trace_iterator *iter,
+				      int flags,
+				      struct trace_event *event)
 {
-	struct uprobe_trace_entry_head *entry;
+	struct uprobe_record_head *entry;
 	struct trace_seq *s = &iter->seq;
 	struct trace_event_call *call;
 	struct trace_uprobe *tu;
 	struct trace_probe *tp;
 
-	entry = (struct uprobe_trace_entry_head *)iter->ent;
+	entry = (struct uprobe_record_head *)iter->ent;
 	call = container_of(event, struct trace_event_call, event);
 	tp = trace_probe_primary_from_call(call);
 	if (WARN_ON_ONCE(!tp))
 		goto out;
-	tu = container_of(tp, struct trace_uprobe, tp);
+	tu = tp_to_tu(tp);
 	if (is_ret_probe(tu))
 		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)",
 				 trace_probe_name(tp), entry->vaddr[1],
@@ -990,13 +993,13 @@ out:
 	return trace_handle_return(s);
 }
 
-static struct trace_event_functions uprobe_funcs = {
-	.trace = print_uprobe_event,
+static struct trace_event_functions record_funcs = {
+	.trace = print_record,
 };
 
-static int uprobe_event_define_fields(struct trace_event_call *event_call)
+static int define_record_fields(struct trace_event_call *event_call)
 {
-	struct uprobe_trace_entry_head field;
+	struct uprobe_record_head field;
 	struct trace_uprobe *tu;
 	struct trace_probe *tp;
 	int ret;
@@ -1004,7 +1007,7 @@ static int uprobe_event_define_fields(struct trace_event_call *event_call)
 	tp = trace_probe_primary_from_call(event_call);
 	if (WARN_ON_ONCE(!tp))
 		return -ENOENT;
-	tu = container_of(tp, struct trace_uprobe, tp);
+	tu = tp_to_tu(tp);
 	if (is_ret_probe(tu)) {
 		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_FUNC, 0);
 		DEFINE_FIELD(unsigned long, vaddr[1], FIELD_STRING_RETIP, 0);
@@ -1014,59 +1017,92 @@ static int uprobe_event_define_fields(struct trace_event_call *event_call)
 	return traceprobe_define_arg_fields(event_call, head_size(tu), tp);
 }
 
-static struct trace_event_fields uprobe_fields_array[] = {
+static struct trace_event_fields record_fields[] = {
 	{ .type = TRACE_FUNCTION_TYPE,
-	  .define_fields = uprobe_event_define_fields },
+	  .define_fields = define_record_fields },
 	{}
 };
 
-static void init_trace_event_call(struct trace_uprobe *tu)
+static void init_event_call(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 
-	call->event.funcs = &uprobe_funcs;
-	call->class->fields_array = uprobe_fields_array;
+	call->event.funcs = &record_funcs;
+	call->class->fields_array = record_fields;
 	call->flags = TRACE_EVENT_FL_UPROBE | TRACE_EVENT_FL_CAP_ANY;
-	call->class->reg = trace_uprobe_register;
+	call->class->reg = event_reg;
 }
 
 /* ------------------------------------------------ definition and deletion */
 
-static struct trace_uprobe *alloc_trace_uprobe(const char *group,
-					       const char *event, int nargs,
-					       bool is_ret)
+/* @name, when it names a regular file: -ENOENT, -EINVAL or 0 and @path. */
+static int lookup_file(const char *name, struct path *path)
+{
+	int ret = kern_path(name, LOOKUP_FOLLOW, path);
+
+	if (ret)
+		return ret;
+	if (d_is_reg(path->dentry))
+		return 0;
+	path_put(path);
+	return -EINVAL;
+}
+
+/*
+ * A probe of @path:@offset (counter at @ref_ctr_offset) with room for
+ * @nargs arguments, in a new event @group/@event. It takes over @path and
+ * @filename, also when it fails.
+ */
+static struct trace_uprobe *tu_alloc(const char *group, const char *event,
+				     int nargs, bool is_ret, struct path *path,
+				     char *filename, unsigned long offset,
+				     unsigned long ref_ctr_offset)
 {
 	struct trace_uprobe *tu;
-	int ret;
+	int ret = -ENOMEM;
 
 	tu = kzalloc(struct_size(tu, tp.args, nargs), GFP_KERNEL);
 	if (!tu)
-		return ERR_PTR(-ENOMEM);
+		goto put_path;
 	tu->nhits = alloc_percpu(unsigned long);
-	if (!tu->nhits) {
-		ret = -ENOMEM;
+	if (!tu->nhits)
 		goto free_tu;
-	}
 	ret = trace_probe_init(&tu->tp, event, group, true);
 	if (ret)
 		goto free_nhits;
 	rwlock_init(&event_filter(tu)->rwlock);
 	INIT_LIST_HEAD(&event_filter(tu)->perf_events);
-	tu->consumer.handler = uprobe_dispatcher;
+	tu->consumer.handler = entry_handler;
 	if (is_ret)
-		tu->consumer.ret_handler = uretprobe_dispatcher;
+		tu->consumer.ret_handler = return_handler;
 	tu->consumer.filter = tu_filter;
-	dyn_event_init(&tu->devent, &trace_uprobe_ops);
+	dyn_event_init(&tu->devent, &uprobe_dyn_ops);
+	tu->path = *path;
+	tu->inode = d_real_inode(path->dentry);
+	tu->filename = filename;
+	tu->offset = offset;
+	tu->ref_ctr_offset = ref_ctr_offset;
 	return tu;
 
 free_nhits:
 	free_percpu(tu->nhits);
 free_tu:
 	kfree(tu);
+put_path:
+	path_put(path);
+	kfree(filename);
 	return ERR_PTR(ret);
 }
 
-static void free_trace_uprobe(struct trace_uprobe *tu)
+/* Once the arguments are parsed: the print format and the text bound. */
+static int tu_finish(struct trace_uprobe *tu)
+{
+	tu->text_room = trace_text_room(tu);
+	return traceprobe_set_print_fmt(&tu->tp, is_ret_probe(tu) ?
+					PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+}
+
+static void tu_free(struct trace_uprobe *tu)
 {
 	if (!tu)
 		return;
@@ -1077,16 +1113,16 @@ static void free_trace_uprobe(struct trace_uprobe *tu)
 	kfree(tu);
 }
 
-static struct trace_uprobe *find_probe_event(const char *event,
-					     const char *group)
+static struct trace_uprobe *find_event(const char *event,
+				       const char *group)
 {
 	struct trace_uprobe *tu;
 	struct dyn_event *pos;
 
 	for_each_dyn_event(pos) {
-		if (!is_trace_uprobe(pos))
+		if (!dyn_is_uprobe(pos))
 			continue;
-		tu = to_trace_uprobe(pos);
+		tu = dyn_to_tu(pos);
 		if (!strcmp(trace_probe_name(&tu->tp), event) &&
 		    !strcmp(trace_probe_group_name(&tu->tp), group))
 			return tu;
@@ -1101,9 +1137,9 @@ static bool ref_ctr_conflicts(struct trace_uprobe *new)
 	struct dyn_event *pos;
 
 	for_each_dyn_event(pos) {
-		if (!is_trace_uprobe(pos))
+		if (!dyn_is_uprobe(pos))
 			continue;
-		tu = to_trace_uprobe(pos);
+		tu = dyn_to_tu(pos);
 		if (tu->inode == new->inode && tu->offset == new->offset &&
 		    tu->ref_ctr_offset != new->ref_ctr_offset)
 			return true;
@@ -1125,8 +1161,15 @@ static bool same_probe(struct trace_uprobe *a, struct trace_uprobe *b)
 	return true;
 }
 
+/* An error about the whole definition (caret at its start). */
+static void log_at_head(int err)
+{
+	trace_probe_log_set_index(0);
+	__trace_probe_log_err(0, err);
+}
+
 /* Add @tu to the existing event of @to; registered now if it is enabled. */
-static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *to)
+static int join_event(struct trace_uprobe *tu, struct trace_uprobe *to)
 {
 	struct trace_probe *pos;
 	int ret;
@@ -1139,9 +1182,8 @@ static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *to)
 		return -EEXIST;
 	}
 	list_for_each_entry(pos, trace_probe_probe_list(&to->tp), list) {
-		if (same_probe(container_of(pos, struct trace_uprobe, tp), tu)) {
-			trace_probe_log_set_index(0);
-			trace_probe_log_err(0, SAME_PROBE);
+		if (same_probe(tp_to_tu(pos), tu)) {
+			log_at_head(TP_ERR_SAME_PROBE);
 			return -EEXIST;
 		}
 	}
@@ -1160,7 +1202,7 @@ static int append_trace_uprobe(struct trace_uprobe *tu, struct trace_uprobe *to)
 	return 0;
 }
 
-static int register_trace_uprobe(struct trace_uprobe *tu)
+static int add_definition(struct trace_uprobe *tu)
 {
 	struct trace_uprobe *old;
 	int ret;
@@ -1170,29 +1212,27 @@ static int register_trace_uprobe(struct trace_uprobe *tu)
 		ret = -EINVAL;
 		goto unlock;
 	}
-	old = find_probe_event(trace_probe_name(&tu->tp),
-			       trace_probe_group_name(&tu->tp));
+	old = find_event(trace_probe_name(&tu->tp),
+			 trace_probe_group_name(&tu->tp));
 	if (old) {
 		if (is_ret_probe(tu) != is_ret_probe(old)) {
-			trace_probe_log_set_index(0);
-			trace_probe_log_err(0, DIFF_PROBE_TYPE);
+			log_at_head(TP_ERR_DIFF_PROBE_TYPE);
 			ret = -EEXIST;
 		} else {
-			ret = append_trace_uprobe(tu, old);
+			ret = join_event(tu, old);
 		}
 		goto unlock;
 	}
-	init_trace_event_call(tu);
+	init_event_call(tu);
 	ret = trace_probe_register_event_call(&tu->tp);
-	if (ret) {
-		if (ret == -EEXIST) {
-			trace_probe_log_set_index(0);
-			trace_probe_log_err(0, EVENT_EXIST);
-		} else {
-			pr_warn("Failed to register probe event(%d)\n", ret);
-		}
+	if (ret == -EEXIST)
+		log_at_head(TP_ERR_EVENT_EXIST);
+	else if (ret)
+		pr_warn("cannot register event %s/%s: %d\n",
+			trace_probe_group_name(&tu->tp),
+			trace_probe_name(&tu->tp), ret);
+	if (ret)
 		goto unlock;
-	}
 	dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
 unlock:
 	mutex_unlock(&event_mutex);
@@ -1200,7 +1240,7 @@ unlock:
 }
 
 /* Delete @tu; refused while its event is in use (unless it has siblings). */
-static int unregister_trace_uprobe(struct trace_uprobe *tu)
+static int delete_definition(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	int ret;
@@ -1218,7 +1258,7 @@ static int unregister_trace_uprobe(struct trace_uprobe *tu)
 	unregister_probe(tu);
 	dyn_event_remove(&tu->devent);
 	trace_probe_unlink(&tu->tp);
-	free_trace_uprobe(tu);
+	tu_free(tu);
 	return 0;
 }
 
@@ -1290,12 +1330,11 @@ static void default_event_name(char *buf, bool is_ret, const char *path,
 			*p = '_';
 }
 
-static int __trace_uprobe_create(int argc, const char **argv)
+static int define_from_argv(int argc, const char **argv)
 {
 	const char *event = NULL, *group = UPROBE_EVENT_SYSTEM;
 	unsigned long offset = 0, ref_ctr_offset = 0;
 	char buf[MAX_EVENT_NAME_LEN], gbuf[MAX_EVENT_NAME_LEN];
-	enum probe_print_type ptype;
 	struct trace_uprobe *tu;
 	bool is_ret = false;
 	struct path path;
@@ -1330,16 +1369,13 @@ static int __trace_uprobe_create(int argc, const char **argv)
 	if (ret)
 		goto free_spec;
 
-	ret = kern_path(spec, LOOKUP_FOLLOW, &path);
-	if (ret) {
-		trace_probe_log_err(0, FILE_NOT_FOUND);
-		goto free_spec;
-	}
-	if (!d_is_reg(path.dentry)) {
+	ret = lookup_file(spec, &path);
+	if (ret == -EINVAL)
 		trace_probe_log_err(0, NO_REGULAR_FILE);
-		ret = -EINVAL;
-		goto put_path;
-	}
+	else if (ret)
+		trace_probe_log_err(0, FILE_NOT_FOUND);
+	if (ret)
+		goto free_spec;
 
 	trace_probe_log_set_index(0);
 	if (argv[0][1] == ':') {
@@ -1354,17 +1390,12 @@ static int __trace_uprobe_create(int argc, const char **argv)
 		event = buf;
 	}
 
-	tu = alloc_trace_uprobe(group, event, argc - 2, is_ret);
+	tu = tu_alloc(group, event, argc - 2, is_ret, &path, spec, offset,
+		      ref_ctr_offset);
 	if (IS_ERR(tu)) {
 		ret = PTR_ERR(tu);
-		goto put_path;
+		goto out;
 	}
-	tu->path = path;	/* tu owns the reference now */
-	tu->inode = d_real_inode(path.dentry);
-	tu->offset = offset;
-	tu->ref_ctr_offset = ref_ctr_offset;
-	tu->filename = spec;
-	spec = NULL;
 
 	for (i = 0; i < argc - 2; i++) {
 		trace_probe_log_set_index(i + 2);
@@ -1373,17 +1404,15 @@ static int __trace_uprobe_create(int argc, const char **argv)
 		if (ret)
 			goto free_tu;
 	}
-	tu->text_room = trace_text_room(tu);
-	ptype = is_ret ? PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL;
-	ret = traceprobe_set_print_fmt(&tu->tp, ptype);
+	ret = tu_finish(tu);
 	if (ret < 0)
 		goto free_tu;
-	ret = register_trace_uprobe(tu);
+	ret = add_definition(tu);
 	if (!ret)
 		goto out;
 
 free_tu:
-	free_trace_uprobe(tu);
+	tu_free(tu);
 	goto out;
 put_path:
 	path_put(&path);
@@ -1394,31 +1423,31 @@ out:
 	return ret;
 }
 
-static int trace_uprobe_create(const char *raw_command)
+static int dyn_define(const char *raw_command)
 {
-	return trace_probe_create(raw_command, __trace_uprobe_create);
+	return trace_probe_create(raw_command, define_from_argv);
 }
 
-static int create_or_delete_trace_uprobe(const char *raw_command)
+static int run_uprobe_events_line(const char *raw_command)
 {
 	int ret;
 
 	if (raw_command[0] == '-')
-		return dyn_event_release(raw_command, &trace_uprobe_ops);
+		return dyn_event_release(raw_command, &uprobe_dyn_ops);
 	/* under dyn_event_ops_mutex, which guards the error log */
-	ret = dyn_event_create(raw_command, &trace_uprobe_ops);
+	ret = dyn_event_create(raw_command, &uprobe_dyn_ops);
 	/* Only uprobes are defined here: "not mine" is just invalid. */
 	return ret == -ECANCELED ? -EINVAL : ret;
 }
 
-static int trace_uprobe_release(struct dyn_event *ev)
+static int dyn_delete(struct dyn_event *ev)
 {
-	return unregister_trace_uprobe(to_trace_uprobe(ev));
+	return delete_definition(dyn_to_tu(ev));
 }
 
-static bool trace_uprobe_is_busy(struct dyn_event *ev)
+static bool dyn_in_use(struct dyn_event *ev)
 {
-	return trace_probe_is_enabled(&to_trace_uprobe(ev)->tp);
+	return trace_probe_is_enabled(&dyn_to_tu(ev)->tp);
 }
 
 /*
@@ -1459,11 +1488,11 @@ out:
 	return match;
 }
 
-static bool trace_uprobe_match(const char *system, const char *event,
-			       int argc, const char **argv,
-			       struct dyn_event *ev)
+static bool dyn_matches(const char *system, const char *event,
+			int argc, const char **argv,
+			struct dyn_event *ev)
 {
-	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	struct trace_uprobe *tu = dyn_to_tu(ev);
 
 	return (event[0] == '\0' ||
 		!strcmp(trace_probe_name(&tu->tp), event)) &&
@@ -1472,9 +1501,9 @@ static bool trace_uprobe_match(const char *system, const char *event,
 }
 
 /* The canonical definition: "p:GRP/EVENT PATH:0x%016lx(0xREF) ARGS". */
-static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev)
+static int dyn_show_definition(struct seq_file *m, struct dyn_event *ev)
 {
-	struct trace_uprobe *tu = to_trace_uprobe(ev);
+	struct trace_uprobe *tu = dyn_to_tu(ev);
 	int i;
 
 	seq_printf(m, "%c:%s/%s %s:0x%0*lx", is_ret_probe(tu) ? 'r' : 'p',
@@ -1491,154 +1520,143 @@ static int trace_uprobe_show(struct seq_file *m, struct dyn_event *ev)
 
 /* ------------------------------------------------------------ tracefs */
 
-static int probes_seq_show(struct seq_file *m, void *v)
-{
-	struct dyn_event *ev = v;
+/*
+ * The three tracefs files list the uprobe events, one probe per line; they
+ * differ only in what a line shows and in whether writes define events. One
+ * seq_file walk of dyn_event_list, under event_mutex, serves them all: a
+ * file's &struct uprobe_list is its inode's private data.
+ */
 
-	if (!is_trace_uprobe(ev))
-		return 0;
-	return trace_uprobe_show(m, ev);
-}
-
-static const struct seq_operations probes_seq_op = {
-	.start = dyn_event_seq_start,
-	.next = dyn_event_seq_next,
-	.stop = dyn_event_seq_stop,
-	.show = probes_seq_show,
+/**
+ * struct uprobe_list - one tracefs file listing the probes
+ * @name: the file's name in tracefs
+ * @mode: its permissions
+ * @defines: writes define and delete events (uprobe_events)
+ * @header: printed before the probes, or NULL
+ * @show: prints one probe
+ */
+struct uprobe_list {
+	const char *name;
+	umode_t mode;
+	bool defines;
+	const char *header;
+	void (*show)(struct seq_file *m, struct trace_uprobe *tu);
 };
 
-static int probes_open(struct inode *inode, struct file *file)
+static void list_definition(struct seq_file *m, struct trace_uprobe *tu)
 {
-	int ret;
-
-	ret = security_locked_down(LOCKDOWN_TRACEFS);
-	if (ret)
-		return ret;
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
-		ret = dyn_events_release_all(&trace_uprobe_ops);
-		if (ret)
-			return ret;
-	}
-	return seq_open(file, &probes_seq_op);
+	dyn_show_definition(m, &tu->devent);
 }
 
-static ssize_t probes_write(struct file *file, const char __user *buffer,
-			    size_t count, loff_t *ppos)
+/* uprobe_profile, as in 6.1: "  PATH EVENT HITS". */
+static void list_profile(struct seq_file *m, struct trace_uprobe *tu)
 {
-	return trace_parse_run_command(file, buffer, count, ppos,
-				       create_or_delete_trace_uprobe);
-}
-
-static const struct file_operations uprobe_events_ops = {
-	.owner = THIS_MODULE,
-	.open = probes_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = seq_release,
-	.write = probes_write,
-};
-
-/* uprobe_profile: "  PATH EVENT HITS" per probe. */
-static int profile_seq_show(struct seq_file *m, void *v)
-{
-	struct dyn_event *ev = v;
-	struct trace_uprobe *tu;
-
-	if (!is_trace_uprobe(ev))
-		return 0;
-	tu = to_trace_uprobe(ev);
 	seq_printf(m, "  %s %-44s %15lu\n", tu->filename,
-		   trace_probe_name(&tu->tp), trace_uprobe_nhits(tu));
-	return 0;
+		   trace_probe_name(&tu->tp), tu_hits(tu));
 }
-
-static const struct seq_operations profile_seq_op = {
-	.start = dyn_event_seq_start,
-	.next = dyn_event_seq_next,
-	.stop = dyn_event_seq_stop,
-	.show = profile_seq_show,
-};
-
-static int profile_open(struct inode *inode, struct file *file)
-{
-	int ret;
-
-	ret = security_locked_down(LOCKDOWN_TRACEFS);
-	if (ret)
-		return ret;
-	return seq_open(file, &profile_seq_op);
-}
-
-static const struct file_operations uprobe_profile_ops = {
-	.owner = THIS_MODULE,
-	.open = profile_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = seq_release,
-};
 
 /*
- * uprobe_stats: per probe, its hits and how the core handled the probed
- * instruction while the event was enabled (counted by the core for the
- * probe, over all its users). Runs under event_mutex (stats_seq_start()).
+ * uprobe_stats: the event's hits and how the core handled the probed
+ * instruction while the event was enabled (tu_stats()).
  */
-static int stats_seq_show(struct seq_file *m, void *v)
+static void list_stats(struct seq_file *m, struct trace_uprobe *tu)
 {
-	struct dyn_event *ev = v;
 	struct uprobe_stats st;
-	struct trace_uprobe *tu;
 
-	if (v == &dyn_event_list) {
-		seq_puts(m, "# GROUP/EVENT PATH:OFFSET HITS EMULATED STEPPED BOOSTED MISSED\n");
-		return 0;
-	}
-	if (!is_trace_uprobe(ev))
-		return 0;
-	tu = to_trace_uprobe(ev);
-	trace_uprobe_stats(tu, &st);
+	tu_stats(tu, &st);
 	seq_printf(m, "%s/%s %s:0x%lx %lu %llu %llu %llu %llu\n",
 		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
-		   tu->filename, tu->offset, trace_uprobe_nhits(tu),
+		   tu->filename, tu->offset, tu_hits(tu),
 		   st.emulated, st.stepped, st.boosted, st.missed);
-	return 0;
 }
 
-static void *stats_seq_start(struct seq_file *m, loff_t *pos)
+static const struct uprobe_list uprobe_lists[] = {
+	{ "uprobe_events", TRACE_MODE_WRITE, true, NULL, list_definition },
+	{ "uprobe_profile", TRACE_MODE_READ, false, NULL, list_profile },
+	{ "uprobe_stats", TRACE_MODE_READ, false,
+	  "# GROUP/EVENT PATH:OFFSET HITS EMULATED STEPPED BOOSTED MISSED\n",
+	  list_stats },
+};
+
+/* Position 0 is the list head itself: it stands for the header line. */
+static void *list_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&event_mutex);
-	if (*pos == 0)
-		return &dyn_event_list;
-	return seq_list_start(&dyn_event_list, *pos - 1);
+	return *pos ? seq_list_start(&dyn_event_list, *pos - 1) :
+		      &dyn_event_list;
 }
 
-static void *stats_seq_next(struct seq_file *m, void *v, loff_t *pos)
+static void *list_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	return seq_list_next(v, &dyn_event_list, pos);
 }
 
-static const struct seq_operations stats_seq_op = {
-	.start = stats_seq_start,
-	.next = stats_seq_next,
-	.stop = dyn_event_seq_stop,
-	.show = stats_seq_show,
+static void list_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&event_mutex);
+}
+
+static int list_show(struct seq_file *m, void *v)
+{
+	const struct uprobe_list *list = m->private;
+	struct dyn_event *ev = v;
+
+	if (v == &dyn_event_list) {
+		if (list->header)
+			seq_puts(m, list->header);
+	} else if (dyn_is_uprobe(ev)) {
+		list->show(m, dyn_to_tu(ev));
+	}
+	return 0;
+}
+
+static const struct seq_operations list_seq_ops = {
+	.start = list_start,
+	.next = list_next,
+	.stop = list_stop,
+	.show = list_show,
 };
 
-static int stats_open(struct inode *inode, struct file *file)
+static int list_open(struct inode *inode, struct file *file)
 {
+	const struct uprobe_list *list = inode->i_private;
 	int ret;
 
 	ret = security_locked_down(LOCKDOWN_TRACEFS);
 	if (ret)
 		return ret;
-	return seq_open(file, &stats_seq_op);
+	/* "> uprobe_events" deletes every uprobe event first */
+	if (list->defines && (file->f_mode & FMODE_WRITE) &&
+	    (file->f_flags & O_TRUNC)) {
+		ret = dyn_events_release_all(&uprobe_dyn_ops);
+		if (ret)
+			return ret;
+	}
+	ret = seq_open(file, &list_seq_ops);
+	if (!ret)
+		((struct seq_file *)file->private_data)->private =
+			inode->i_private;
+	return ret;
 }
 
-static const struct file_operations uprobe_stats_ops = {
+static ssize_t list_write(struct file *file, const char __user *buffer,
+			  size_t count, loff_t *ppos)
+{
+	const struct uprobe_list *list = file_inode(file)->i_private;
+
+	if (!list->defines)
+		return -EINVAL;
+	return trace_parse_run_command(file, buffer, count, ppos,
+				       run_uprobe_events_line);
+}
+
+static const struct file_operations uprobe_list_fops = {
 	.owner = THIS_MODULE,
-	.open = stats_open,
+	.open = list_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = seq_release,
+	.write = list_write,
 };
 
 /* ------------------------------------------------ perf's local events */
@@ -1660,43 +1678,30 @@ struct trace_event_call *
 create_local_trace_uprobe(char *name, unsigned long offs,
 			  unsigned long ref_ctr_offset, bool is_return)
 {
-	enum probe_print_type ptype;
 	struct trace_uprobe *tu;
 	struct path path;
+	char *filename;
 	int ret;
 
-	ret = kern_path(name, LOOKUP_FOLLOW, &path);
+	ret = lookup_file(name, &path);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!d_is_reg(path.dentry)) {
+	filename = kstrdup(name, GFP_KERNEL);
+	if (!filename) {
 		path_put(&path);
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(-ENOMEM);
 	}
-	tu = alloc_trace_uprobe(UPROBE_EVENT_SYSTEM, "DUMMY_EVENT", 0,
-				is_return);
-	if (IS_ERR(tu)) {
-		path_put(&path);
+	tu = tu_alloc(UPROBE_EVENT_SYSTEM, "perf_local", 0, is_return, &path,
+		      filename, offs, ref_ctr_offset);
+	if (IS_ERR(tu))
 		return ERR_CAST(tu);
+	init_event_call(tu);
+	ret = tu_finish(tu);
+	if (ret < 0) {
+		tu_free(tu);
+		return ERR_PTR(ret);
 	}
-	tu->path = path;
-	tu->inode = d_real_inode(path.dentry);
-	tu->offset = offs;
-	tu->ref_ctr_offset = ref_ctr_offset;
-	tu->filename = kstrdup(name, GFP_KERNEL);
-	if (!tu->filename) {
-		ret = -ENOMEM;
-		goto free_tu;
-	}
-	init_trace_event_call(tu);
-	ptype = is_return ? PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL;
-	ret = traceprobe_set_print_fmt(&tu->tp, ptype);
-	if (ret < 0)
-		goto free_tu;
 	return trace_probe_event_call(&tu->tp);
-
-free_tu:
-	free_trace_uprobe(tu);
-	return ERR_PTR(ret);
 }
 
 /**
@@ -1709,7 +1714,7 @@ void destroy_local_trace_uprobe(struct trace_event_call *event_call)
 
 	if (WARN_ON_ONCE(!tp))
 		return;
-	free_trace_uprobe(container_of(tp, struct trace_uprobe, tp));
+	tu_free(tp_to_tu(tp));
 }
 
 /**
@@ -1735,7 +1740,7 @@ int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type,
 	tp = trace_probe_primary_from_call(event->tp_event);
 	if (!tp)
 		return -EINVAL;
-	tu = container_of(tp, struct trace_uprobe, tp);
+	tu = tp_to_tu(tp);
 	*fd_type = is_ret_probe(tu) ? BPF_FD_TYPE_URETPROBE :
 				      BPF_FD_TYPE_UPROBE;
 	*filename = tu->filename;
@@ -1745,22 +1750,20 @@ int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type,
 }
 #endif /* CONFIG_PERF_EVENTS */
 
-static __init int init_uprobe_trace(void)
+static __init int uprobe_events_init(void)
 {
-	int ret;
+	int i, ret;
 
-	ret = dyn_event_register(&trace_uprobe_ops);
+	ret = dyn_event_register(&uprobe_dyn_ops);
 	if (ret)
 		return ret;
 	ret = tracing_init_dentry();
 	if (ret)
 		return 0;
-	trace_create_file("uprobe_events", TRACE_MODE_WRITE, NULL, NULL,
-			  &uprobe_events_ops);
-	trace_create_file("uprobe_profile", TRACE_MODE_READ, NULL, NULL,
-			  &uprobe_profile_ops);
-	trace_create_file("uprobe_stats", TRACE_MODE_READ, NULL, NULL,
-			  &uprobe_stats_ops);
+	for (i = 0; i < ARRAY_SIZE(uprobe_lists); i++)
+		trace_create_file(uprobe_lists[i].name, uprobe_lists[i].mode,
+				  NULL, (void *)&uprobe_lists[i],
+				  &uprobe_list_fops);
 	return 0;
 }
-fs_initcall(init_uprobe_trace);
+fs_initcall(uprobe_events_init);
