@@ -4,17 +4,7 @@
  * layouts, return addresses and the probed instructions are exact.
  */
 
-#define FUNC(name)		\
-	.globl name;		\
-	.type name, @function;	\
-name:
-
-#define LABEL(name)		\
-	.globl name;		\
-name:
-
-#define END(name)		\
-	.size name, .-name
+#include "uprobe_asm.inc"
 
 	.text
 

@@ -223,22 +223,6 @@ static int tp_attr(struct perf_event_attr *attr, const char *grp,
 	return 0;
 }
 
-/* Ask a uprobe_target child; the number in its "ok N" or "N" reply, or -1. */
-static long ask(struct ut_child *c, const char *cmd)
-{
-	char buf[128];
-
-	if (ut_cmd(c, buf, sizeof(buf), "%s", cmd))
-		return -1;
-	if (!strcmp(buf, "ok"))
-		return 0;
-	if (!strncmp(buf, "ok ", 3))
-		return atol(buf + 3);
-	if (buf[0] < '0' || buf[0] > '9')
-		return -1;
-	return atol(buf);
-}
-
 /* The u16 at file offset @off of @file in task @pid (/proc/PID/mem); or -1. */
 static long mem_u16(pid_t pid, const char *file, uint64_t off)
 {
@@ -248,31 +232,6 @@ static long mem_u16(pid_t pid, const char *file, uint64_t off)
 	if (!va || ut_proc_read_u16(pid, va, &v))
 		return -1;
 	return v;
-}
-
-/* Hits of the probe of event @ev on @path in uprobe_profile; -1 if none. */
-static long profile_hits(const char *path, const char *ev)
-{
-	char *buf, *line, *save = NULL;
-	long hits = -1;
-
-	buf = ut_read_file(UT_TRACEFS "/uprobe_profile", NULL);
-	if (!buf)
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char file[4096], name[256];
-		long n;
-
-		if (sscanf(line, " %4095s %255s %ld", file, name, &n) != 3)
-			continue;
-		if (!strcmp(file, path) && !strcmp(name, ev)) {
-			hits = n;
-			break;
-		}
-	}
-	free(buf);
-	return hits;
 }
 
 /* ---- perf samples of raw trace records ---- */
@@ -1152,15 +1111,15 @@ TEST_F(fe, sem_perf_one_pid)
 	}
 	EXPECT_EQ(1, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(0, mem_u16(self->child[b].pid, tgt, n.sem_off));
-	EXPECT_EQ(1, ask(&self->child[a], "sem"));
-	EXPECT_EQ(0, ask(&self->child[b], "sem"));
-	EXPECT_EQ(3, ask(&self->child[a], "mark 3"));
-	EXPECT_EQ(0, ask(&self->child[b], "mark 2"));
+	EXPECT_EQ(1, ut_ask(&self->child[a], "sem"));
+	EXPECT_EQ(0, ut_ask(&self->child[b], "sem"));
+	EXPECT_EQ(3, ut_ask(&self->child[a], "mark 3"));
+	EXPECT_EQ(0, ut_ask(&self->child[b], "mark 2"));
 	EXPECT_EQ(3ULL, read_count(self->fd[0]));
 	close_fd(self, 0);
 	EXPECT_EQ(0, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(0, mem_u16(self->child[b].pid, tgt, n.sem_off));
-	EXPECT_EQ(0, ask(&self->child[a], "mark 3"));
+	EXPECT_EQ(0, ut_ask(&self->child[a], "mark 3"));
 }
 
 /*
@@ -1190,13 +1149,13 @@ TEST_F(fe, sem_perf_cpu_wide)
 	}
 	EXPECT_EQ(1, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(1, mem_u16(self->child[b].pid, tgt, n.sem_off));
-	EXPECT_EQ(3, ask(&self->child[a], "mark 3"));
-	EXPECT_EQ(2, ask(&self->child[b], "mark 2"));
+	EXPECT_EQ(3, ut_ask(&self->child[a], "mark 3"));
+	EXPECT_EQ(2, ut_ask(&self->child[b], "mark 2"));
 	EXPECT_EQ(5ULL, read_count(self->fd[0]));
 	close_fd(self, 0);
 	EXPECT_EQ(0, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(0, mem_u16(self->child[b].pid, tgt, n.sem_off));
-	EXPECT_EQ(0, ask(&self->child[b], "mark 2"));
+	EXPECT_EQ(0, ut_ask(&self->child[b], "mark 2"));
 }
 
 /* ---- 4. perf counts by pid and by cpu ---- */
@@ -1219,8 +1178,8 @@ TEST_F(fe, perf_pid_counts_one_process)
 	ASSERT_EQ(0, ut_uprobe_attr(&attr, tgt, off, false, 0));
 	self->fd[0] = perf_open_cpu(&attr, self->child[a].pid, -1);
 	ASSERT_LE(0, self->fd[0]);
-	EXPECT_EQ(tgt_sum(5), ask(&self->child[a], "call 5"));
-	EXPECT_EQ(tgt_sum(7), ask(&self->child[b], "call 7"));
+	EXPECT_EQ(tgt_sum(5), ut_ask(&self->child[a], "call 5"));
+	EXPECT_EQ(tgt_sum(7), ut_ask(&self->child[b], "call 7"));
 	EXPECT_EQ(5ULL, read_count(self->fd[0]));
 }
 
@@ -1249,8 +1208,8 @@ TEST_F(fe, perf_cpu_counts_all_processes)
 			TH_LOG("cpu %d: %s", cpus[i], strerror(-self->fd[i]));
 		}
 	}
-	EXPECT_EQ(tgt_sum(5), ask(&self->child[a], "call 5"));
-	EXPECT_EQ(tgt_sum(7), ask(&self->child[b], "call 7"));
+	EXPECT_EQ(tgt_sum(5), ut_ask(&self->child[a], "call 5"));
+	EXPECT_EQ(tgt_sum(7), ut_ask(&self->child[b], "call 7"));
 	for (i = 0; i < ncpu; i++)
 		sum += read_count(self->fd[i]);
 	EXPECT_EQ(12ULL, sum);
@@ -1884,8 +1843,8 @@ TEST_F(fe, multi_probe_event_perf_pid)
 				  self->grp, tgt, (unsigned long)off));
 	ASSERT_EQ(0, ut_probe_add("p:%s/fe_multi_e %s:0x%lx x=%%di:s32",
 				  self->grp, lib, (unsigned long)loff));
-	EXPECT_EQ(0, profile_hits(tgt, "fe_multi_e"));
-	EXPECT_EQ(0, profile_hits(lib, "fe_multi_e"));
+	EXPECT_EQ(0, ut_profile_hits_at(tgt, "fe_multi_e"));
+	EXPECT_EQ(0, ut_profile_hits_at(lib, "fe_multi_e"));
 	a = START_TARGET();
 	ASSERT_LE(0, a);
 	b = START_TARGET();
@@ -1899,28 +1858,28 @@ TEST_F(fe, multi_probe_event_perf_pid)
 	ASSERT_LE(0, self->fd[1]) {
 		TH_LOG("perf_event_open: %s", strerror(-self->fd[1]));
 	}
-	EXPECT_EQ(tgt_sum(3), ask(&self->child[a], "call 3"));
-	EXPECT_EQ(lib_sum(5), ask(&self->child[a], "libcall 5"));
-	EXPECT_EQ(tgt_sum(7), ask(&self->child[b], "call 7"));
-	EXPECT_EQ(lib_sum(11), ask(&self->child[b], "libcall 11"));
+	EXPECT_EQ(tgt_sum(3), ut_ask(&self->child[a], "call 3"));
+	EXPECT_EQ(lib_sum(5), ut_ask(&self->child[a], "libcall 5"));
+	EXPECT_EQ(tgt_sum(7), ut_ask(&self->child[b], "call 7"));
+	EXPECT_EQ(lib_sum(11), ut_ask(&self->child[b], "libcall 11"));
 	EXPECT_EQ(8ULL, read_count(self->fd[0]));
 	EXPECT_EQ(18ULL, read_count(self->fd[1]));
-	EXPECT_EQ(10, profile_hits(tgt, "fe_multi_e"));
-	EXPECT_EQ(16, profile_hits(lib, "fe_multi_e"));
+	EXPECT_EQ(10, ut_profile_hits_at(tgt, "fe_multi_e"));
+	EXPECT_EQ(16, ut_profile_hits_at(lib, "fe_multi_e"));
 	/* with one closed the other still counts its process only */
 	close_fd(self, 0);
-	EXPECT_EQ(tgt_sum(2), ask(&self->child[a], "call 2"));
-	EXPECT_EQ(lib_sum(2), ask(&self->child[a], "libcall 2"));
-	EXPECT_EQ(tgt_sum(1), ask(&self->child[b], "call 1"));
-	EXPECT_EQ(lib_sum(4), ask(&self->child[b], "libcall 4"));
+	EXPECT_EQ(tgt_sum(2), ut_ask(&self->child[a], "call 2"));
+	EXPECT_EQ(lib_sum(2), ut_ask(&self->child[a], "libcall 2"));
+	EXPECT_EQ(tgt_sum(1), ut_ask(&self->child[b], "call 1"));
+	EXPECT_EQ(lib_sum(4), ut_ask(&self->child[b], "libcall 4"));
 	EXPECT_EQ(23ULL, read_count(self->fd[1]));
-	EXPECT_EQ(11, profile_hits(tgt, "fe_multi_e"));
-	EXPECT_EQ(20, profile_hits(lib, "fe_multi_e"));
+	EXPECT_EQ(11, ut_profile_hits_at(tgt, "fe_multi_e"));
+	EXPECT_EQ(20, ut_profile_hits_at(lib, "fe_multi_e"));
 	/* no tracefs records: only perf uses the event */
 	EXPECT_EQ(0, ut_trace_count("fe_multi_e", 0));
 	close_fd(self, 1);
-	EXPECT_EQ(tgt_sum(3), ask(&self->child[b], "call 3"));
-	EXPECT_EQ(11, profile_hits(tgt, "fe_multi_e"));
+	EXPECT_EQ(tgt_sum(3), ut_ask(&self->child[b], "call 3"));
+	EXPECT_EQ(11, ut_profile_hits_at(tgt, "fe_multi_e"));
 	EXPECT_EQ(0, ut_probe_del(self->grp, "fe_multi_e"));
 	EXPECT_FALSE(ut_uprobe_events_has(self->grp, "fe_multi_e"));
 }

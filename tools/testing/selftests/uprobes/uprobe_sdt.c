@@ -114,22 +114,6 @@ static int find_note(const char *file, const char *provider, const char *name,
 #define START_TARGET()	\
 	ut_spawn_target(self->child, &self->nchild, MAX_CHILDREN)
 
-/* Ask the target for a value printed as a bare number; -1 on error. */
-static long ask(struct ut_child *c, const char *cmd)
-{
-	char buf[128];
-
-	if (ut_cmd(c, buf, sizeof(buf), "%s", cmd))
-		return -1;
-	if (!strcmp(buf, "ok"))
-		return 0;
-	if (!strncmp(buf, "ok ", 3))
-		return atol(buf + 3);
-	if (buf[0] < '0' || buf[0] > '9')
-		return -1;
-	return atol(buf);
-}
-
 /* The semaphore as seen through /proc/PID/mem; -1 on error. */
 static long sem_mem(pid_t pid, const char *file, const struct ut_sdt_note *n)
 {
@@ -198,10 +182,10 @@ TEST_F(sdt, semaphore_zero_without_probe)
 			       &n));
 	t = START_TARGET();
 	ASSERT_LE(0, t);
-	EXPECT_EQ(0, ask(&self->child[t], "sem"));
+	EXPECT_EQ(0, ut_ask(&self->child[t], "sem"));
 	EXPECT_EQ(0, sem_mem(self->child[t].pid, ut_helper("uprobe_target"),
 			     &n));
-	EXPECT_EQ(0, ask(&self->child[t], "mark 3"));
+	EXPECT_EQ(0, ut_ask(&self->child[t], "mark 3"));
 }
 
 /* One enabled probe sets this running process's semaphore to exactly 1. */
@@ -298,19 +282,19 @@ TEST_F(sdt, target_started_before)
 	t = START_TARGET();
 	ASSERT_LE(0, t);
 	c = &self->child[t];
-	EXPECT_EQ(0, ask(c, "sem"));
+	EXPECT_EQ(0, ut_ask(c, "sem"));
 	ASSERT_EQ(0, probe_note(self->grp, "ust_tgtbefore_e", tgt, &n, true,
 				NULL));
-	EXPECT_EQ(0, ask(c, "sem"));
+	EXPECT_EQ(0, ut_ask(c, "sem"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_tgtbefore_e", true));
-	EXPECT_EQ(1, ask(c, "sem"));
+	EXPECT_EQ(1, ut_ask(c, "sem"));
 	EXPECT_EQ(1, sem_mem(c->pid, tgt, &n));
-	EXPECT_EQ(3, ask(c, "mark 3"));
+	EXPECT_EQ(3, ut_ask(c, "mark 3"));
 	EXPECT_EQ(3, ut_trace_count("ust_tgtbefore_e", c->pid));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_tgtbefore_e", false));
-	EXPECT_EQ(0, ask(c, "sem"));
+	EXPECT_EQ(0, ut_ask(c, "sem"));
 	EXPECT_EQ(0, sem_mem(c->pid, tgt, &n));
-	EXPECT_EQ(0, ask(c, "mark 3"));
+	EXPECT_EQ(0, ut_ask(c, "mark 3"));
 }
 
 /* A process started after enabling sees exactly 1 from the start. */
@@ -330,12 +314,12 @@ TEST_F(sdt, target_started_after)
 	t = START_TARGET();
 	ASSERT_LE(0, t);
 	c = &self->child[t];
-	EXPECT_EQ(1, ask(c, "sem"));
+	EXPECT_EQ(1, ut_ask(c, "sem"));
 	EXPECT_EQ(1, sem_mem(c->pid, tgt, &n));
-	EXPECT_EQ(2, ask(c, "mark 2"));
+	EXPECT_EQ(2, ut_ask(c, "mark 2"));
 	EXPECT_EQ(2, ut_trace_count("ust_tgtafter_e", c->pid));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_tgtafter_e", false));
-	EXPECT_EQ(0, ask(c, "sem"));
+	EXPECT_EQ(0, ut_ask(c, "sem"));
 }
 
 /*
@@ -358,12 +342,12 @@ TEST_F(sdt, needed_library_semaphore)
 	t = START_TARGET();
 	ASSERT_LE(0, t);
 	c = &self->child[t];
-	EXPECT_EQ(1, ask(c, "libsem"));
+	EXPECT_EQ(1, ut_ask(c, "libsem"));
 	EXPECT_EQ(1, sem_mem(c->pid, lib, &n));
-	EXPECT_EQ(4, ask(c, "libmark 4"));
+	EXPECT_EQ(4, ut_ask(c, "libmark 4"));
 	EXPECT_EQ(4, ut_trace_count("ust_libsem_e", c->pid));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_libsem_e", false));
-	EXPECT_EQ(0, ask(c, "libsem"));
+	EXPECT_EQ(0, ut_ask(c, "libsem"));
 	EXPECT_EQ(0, sem_mem(c->pid, lib, &n));
 }
 
@@ -381,14 +365,14 @@ TEST_F(sdt, needed_library_semaphore_before)
 	t = START_TARGET();
 	ASSERT_LE(0, t);
 	c = &self->child[t];
-	EXPECT_EQ(0, ask(c, "libsem"));
+	EXPECT_EQ(0, ut_ask(c, "libsem"));
 	ASSERT_EQ(0, probe_note(self->grp, "ust_libsemb_e", lib, &n, true,
 				NULL));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_libsemb_e", true));
-	EXPECT_EQ(1, ask(c, "libsem"));
+	EXPECT_EQ(1, ut_ask(c, "libsem"));
 	EXPECT_EQ(1, sem_mem(c->pid, lib, &n));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_libsemb_e", false));
-	EXPECT_EQ(0, ask(c, "libsem"));
+	EXPECT_EQ(0, ut_ask(c, "libsem"));
 }
 
 /* A semaphore in a dlopen()ed library: 1 after each dlopen, 0 when off. */
@@ -408,17 +392,17 @@ TEST_F(sdt, dlopen_library_semaphore)
 	t = START_TARGET();
 	ASSERT_LE(0, t);
 	c = &self->child[t];
-	ASSERT_EQ(0, ask(c, "dlopen"));
-	EXPECT_EQ(1, ask(c, "dlsem"));
-	EXPECT_EQ(2, ask(c, "dlmark 2"));
-	ASSERT_EQ(0, ask(c, "dlclose"));
-	ASSERT_EQ(0, ask(c, "dlopen"));
-	EXPECT_EQ(1, ask(c, "dlsem"));
-	EXPECT_EQ(3, ask(c, "dlmark 3"));
+	ASSERT_EQ(0, ut_ask(c, "dlopen"));
+	EXPECT_EQ(1, ut_ask(c, "dlsem"));
+	EXPECT_EQ(2, ut_ask(c, "dlmark 2"));
+	ASSERT_EQ(0, ut_ask(c, "dlclose"));
+	ASSERT_EQ(0, ut_ask(c, "dlopen"));
+	EXPECT_EQ(1, ut_ask(c, "dlsem"));
+	EXPECT_EQ(3, ut_ask(c, "dlmark 3"));
 	EXPECT_EQ(5, ut_trace_count("ust_dlsem_e", c->pid));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_dlsem_e", false));
-	EXPECT_EQ(0, ask(c, "dlsem"));
-	EXPECT_EQ(0, ask(c, "dlmark 3"));
+	EXPECT_EQ(0, ut_ask(c, "dlsem"));
+	EXPECT_EQ(0, ut_ask(c, "dlmark 3"));
 }
 
 /* A child forked while enabled has 1, and 0 once the probe is disabled. */

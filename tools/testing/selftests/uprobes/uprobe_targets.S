@@ -7,17 +7,7 @@
  * Prototypes are in uprobe_targets.h.
  */
 
-#define FUNC(name)		\
-	.globl name;		\
-	.type name, @function;	\
-name:
-
-#define LABEL(name)		\
-	.globl name;		\
-name:
-
-#define END(name)		\
-	.size name, .-name
+#include "uprobe_asm.inc"
 
 	.data
 	.balign 8

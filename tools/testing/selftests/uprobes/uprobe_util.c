@@ -394,7 +394,7 @@ char *ut_error_log(void)
 	return ut_read_file(UT_TRACEFS "/error_log", NULL);
 }
 
-long ut_profile_hits(const char *ev)
+long ut_profile_hits_at(const char *path, const char *ev)
 {
 	char *buf, *line, *save = NULL;
 	long hits = -1;
@@ -410,13 +410,18 @@ long ut_profile_hits(const char *ev)
 
 		if (sscanf(line, " %4095s %255s %ld", file, name, &n) != 3)
 			continue;
-		if (!strcmp(name, ev)) {
+		if ((!path || !strcmp(file, path)) && !strcmp(name, ev)) {
 			hits = n;
 			break;
 		}
 	}
 	free(buf);
 	return hits;
+}
+
+long ut_profile_hits(const char *ev)
+{
+	return ut_profile_hits_at(NULL, ev);
 }
 
 int ut_define_at(const char *grp, const char *ev, const char *path,
@@ -990,6 +995,21 @@ int ut_cmd(struct ut_child *c, char *reply, size_t size, const char *fmt, ...)
 	if (write(c->to, buf, n) != n)
 		return -EPIPE;
 	return ut_readline(c->from, reply, size, 10000);
+}
+
+long ut_ask(struct ut_child *c, const char *cmd)
+{
+	char buf[128];
+
+	if (ut_cmd(c, buf, sizeof(buf), "%s", cmd))
+		return -1;
+	if (!strcmp(buf, "ok"))
+		return 0;
+	if (!strncmp(buf, "ok ", 3))
+		return atol(buf + 3);
+	if (buf[0] < '0' || buf[0] > '9')
+		return -1;
+	return atol(buf);
 }
 
 int ut_child_wait(struct ut_child *c)

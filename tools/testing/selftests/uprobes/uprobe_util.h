@@ -74,6 +74,8 @@ int ut_error_log_clear(void);
 char *ut_error_log(void);
 /* Hit count of event @ev in uprobe_profile, -1 when not listed. */
 long ut_profile_hits(const char *ev);
+/* The same, for the probe of @ev on file @path (any file when NULL). */
+long ut_profile_hits_at(const char *path, const char *ev);
 /*
  * Define GRP/EV at file offset @off of @path, with reference counter file
  * offset @ref (0: none); 0 or -errno.
@@ -173,6 +175,8 @@ int ut_spawn_target(struct ut_child *child, int *nchild, int max);
 /* Send one command line, read one reply line (10 s timeout); 0 or -errno. */
 int ut_cmd(struct ut_child *c, char *reply, size_t size, const char *fmt, ...)
 	__printf(4, 5);
+/* Send @cmd; the number in an "ok N" or "N" reply, 0 for "ok", else -1. */
+long ut_ask(struct ut_child *c, const char *cmd);
 /* Read one line of output (10 s timeout); 0 or -errno. */
 int ut_readline(int fd, char *buf, size_t size, int timeout_ms);
 /* Close pipes, wait for exit; returns the wait status or -1. */
