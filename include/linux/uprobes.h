@@ -121,6 +121,8 @@ enum uprobe_task_state {
  * @return_instances: the task's pending return-probe instances, newest
  *	first
  * @depth: number of @return_instances
+ * @spare_instances: freed instances kept for the next calls
+ * @nr_spare: number of @spare_instances
  * @signals_held: uprobe_deny_signal() held a signal back during the step
  */
 struct uprobe_task {
@@ -132,6 +134,8 @@ struct uprobe_task {
 	struct arch_uprobe_task autask;
 	struct return_instance *return_instances;
 	unsigned int depth;
+	struct return_instance *spare_instances;
+	unsigned int nr_spare;
 	bool signals_held;
 };
 
@@ -178,6 +182,8 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags);
 void uprobe_notify_resume(struct pt_regs *regs);
 bool uprobe_deny_signal(void);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
+void uprobe_handle_return(struct pt_regs *regs, unsigned long frame);
+bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
 void uprobes_init(void);
 
 /* Called by the architecture's trap handlers. */
@@ -197,6 +203,11 @@ bool arch_uprobe_xol_was_trapped(struct task_struct *t);
 unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs);
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
 						struct pt_regs *regs);
+void arch_uretprobe_fill_trampoline(void *slot);
+unsigned long arch_uretprobe_trampoline(unsigned long slot,
+					struct pt_regs *regs);
+unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs);
+bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs);
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>
@@ -295,6 +306,11 @@ static inline bool uprobe_deny_signal(void)
 static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 {
 	return instruction_pointer(regs);
+}
+
+static inline bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
+{
+	return false;
 }
 
 static inline void uprobes_init(void)

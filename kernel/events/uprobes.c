@@ -48,6 +48,42 @@
  *   - A probe that cannot go anywhere it is asked for (only shared,
  *     writable or hugetlb executable mappings) fails registration with
  *     -EOPNOTSUPP; refused mappings are always reported.
+ *   - Return probes come back through a system call, not a trap (the
+ *     x86-64 trampoline is described in arch/x86/kernel/uprobes.c), and
+ *     pending returns are kept exact through longjmp, exceptions and
+ *     signal handlers on other stacks; see "Return probes" below.
+ *
+ * Return probes
+ *   A hit whose probe has a return consumer replaces the return address
+ *   with the trampoline's (prepare_return()) and pushes a return_instance
+ *   on the task's chain, newest first, recording the stack pointer at the
+ *   function's entry: the frame, which identifies the call. The trampoline
+ *   calls uprobe_handle_return() with the frame of the function that just
+ *   returned, which finds its instance by frame, runs the return handlers
+ *   and sends the task to the real return address.
+ *   - Calls can end without a return (longjmp, siglongjmp, C++ unwinding):
+ *     their instances go stale. An instance is dead when a newer frame is
+ *     at or above it on the same stack: checked for the top of the chain
+ *     when a probed call starts, and for the instances passed over when a
+ *     return matches an older one. "The same stack" is the same mapping
+ *     and the same side of the sigaltstack range (struct stack_span):
+ *     instances of other stacks (a handler on sigaltstack, coroutines on
+ *     stacks of their own) are not taken for dead. So the chain stays
+ *     exact and bounded by the live calls. What this cannot tell apart:
+ *     two user-managed stacks in one mapping (coroutine stacks carved from
+ *     one heap mapping, a SS_AUTODISARM alternate stack merged into the
+ *     mapping of the stack it interrupted); a live instance taken for dead
+ *     there makes its return a SIGILL.
+ *   - A tail call of a probed function from a probed function finds our
+ *     trampoline as its return address: its instance is chained to the
+ *     caller's (same frame, same real return address).
+ *   - The chain holds at most UPROBE_MAX_RETURN_DEPTH instances; a probed
+ *     call past that gets its entry handlers but no return probe, counted
+ *     as missed. A return that matches no instance (the trampoline's
+ *     address reached some other way) cannot go anywhere: SIGILL.
+ *   - fork copies the chain and maps the child's XOL area at the parent's
+ *     address (the child's stack returns there); exec and exit free it
+ *     (uprobe_free_utask()). A child whose copy fails gets a notice.
  *
  * Lifetimes and references
  *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
@@ -1626,7 +1662,7 @@ void uprobe_clear_state(struct mm_struct *mm)
 
 #define XOL_PAGES		4
 #define XOL_SLOTS		(XOL_PAGES * PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
-/* Slot 0 holds the return-probe trampoline: an int3. */
+/* Slot 0 holds the return-probe trampoline (arch_uretprobe_fill_trampoline()). */
 #define XOL_TRAMPOLINE_SLOT	0
 
 /**
@@ -1684,6 +1720,13 @@ static unsigned long slot_vaddr(struct xol_area *area, unsigned int slot)
 	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
 }
 
+/* Is @addr in the trampoline slot of @area (which may be NULL)? */
+static bool in_trampoline(struct xol_area *area, unsigned long addr)
+{
+	return area && addr - slot_vaddr(area, XOL_TRAMPOLINE_SLOT) <
+		       UPROBE_XOL_SLOT_BYTES;
+}
+
 /*
  * Map a new XOL area into @mm, at @addr if non-zero, else where there is
  * room; returns @mm's area (another thread may have been first).
@@ -1705,7 +1748,7 @@ static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 			goto free_area;
 	}
 	kaddr = kmap_local_page(area->pages[0]);
-	*(uprobe_opcode_t *)kaddr = UPROBE_SWBP_INSN;	/* the trampoline */
+	arch_uretprobe_fill_trampoline(kaddr);
 	kunmap_local(kaddr);
 	area->mapping.name = "[uprobes]";
 	area->mapping.pages = area->pages;
@@ -1854,19 +1897,32 @@ static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
  * @uprobe: the probe whose function is running (holds a reference)
  * @func: the probed function's address
  * @orig_ret: where the function really returns to
- * @chained: returns to the same place as the next (older) instance
+ * @frame: the stack pointer at the function's entry: the address of the
+ *	return address we replaced, which identifies the call
+ * @chained: returns to the same place as the next (older) instance (a tail
+ *	call of a probed function: same @frame)
  * @next: the next older instance
  */
 struct return_instance {
 	struct uprobe *uprobe;
 	unsigned long func;
 	unsigned long orig_ret;
+	unsigned long frame;
 	bool chained;
 	struct return_instance *next;
 };
 
-/* Beyond this many pending return probes a task gets no more. */
-#define UPROBE_MAX_RETURN_DEPTH	64
+/*
+ * The depth bound: a task with this many pending return probes gets no
+ * more until some return (or are found dead). The call past the bound runs
+ * its entry handlers as usual, but its return is not probed: it is counted
+ * as missed in the probe's statistics, with a rate-limited notice. Deep
+ * enough for real recursion (a recursive descent parser, a tree walk),
+ * bounded so that a runaway recursion costs at most about 16 KiB per task.
+ */
+#define UPROBE_MAX_RETURN_DEPTH	256
+/* Freed instances a task keeps for its next calls, saving the allocator. */
+#define UPROBE_SPARE_INSTANCES	8
 
 static struct uprobe_task *get_utask(void)
 {
@@ -1879,13 +1935,41 @@ static struct uprobe_task *get_utask(void)
 	return utask;
 }
 
-static struct return_instance *free_return_instance(struct return_instance *ri)
+/* A return instance: a spare one of the task, else a new one. */
+static struct return_instance *alloc_return_instance(struct uprobe_task *utask)
 {
-	struct return_instance *next = ri->next;
+	struct return_instance *ri = utask->spare_instances;
 
+	if (!ri)
+		return kmalloc(sizeof(*ri), GFP_KERNEL);
+	utask->spare_instances = ri->next;
+	utask->nr_spare--;
+	return ri;
+}
+
+/* Keep @ri as a spare for the task, or free it. */
+static void recycle_return_instance(struct uprobe_task *utask,
+				    struct return_instance *ri)
+{
+	if (utask->nr_spare >= UPROBE_SPARE_INSTANCES) {
+		kfree(ri);
+		return;
+	}
+	ri->next = utask->spare_instances;
+	utask->spare_instances = ri;
+	utask->nr_spare++;
+}
+
+/* Drop the pending instance *@link of @utask; *@link becomes the next. */
+static void drop_return_instance(struct uprobe_task *utask,
+				 struct return_instance **link)
+{
+	struct return_instance *ri = *link;
+
+	*link = ri->next;
+	utask->depth--;
 	put_uprobe(ri->uprobe);
-	kfree(ri);
-	return next;
+	recycle_return_instance(utask, ri);
 }
 
 /**
@@ -1905,8 +1989,12 @@ void uprobe_free_utask(struct task_struct *t)
 	barrier();
 	if (utask->active)
 		put_uprobe(utask->active);
-	for (ri = utask->return_instances; ri; )
-		ri = free_return_instance(ri);
+	while (utask->return_instances)
+		drop_return_instance(utask, &utask->return_instances);
+	while ((ri = utask->spare_instances)) {
+		utask->spare_instances = ri->next;
+		kfree(ri);
+	}
 	kfree(utask);
 }
 
@@ -1988,7 +2076,7 @@ bool uprobe_int3_hit(struct pt_regs *regs)
 		return false;
 	/* Pairs with smp_store_release() in get_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	if (area && bp == slot_vaddr(area, XOL_TRAMPOLINE_SLOT)) {
+	if (in_trampoline(area, bp)) {
 		set_thread_flag(TIF_UPROBE);
 		return true;
 	}
@@ -2060,84 +2148,225 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 	return remove;
 }
 
+/**
+ * struct stack_span - the stack a frame is on, as far as the kernel can tell
+ * @lo: start of its mapping (0 if unmapped)
+ * @hi: end of its mapping
+ * @alt: it is on the task's alternate signal stack
+ *
+ * The main stack, a thread's stack (glibc gives each a guard page) and an
+ * alternate signal stack are normally mappings of their own; the
+ * sigaltstack range also tells an alternate stack apart from a stack whose
+ * mapping it was merged with.
+ */
+struct stack_span {
+	unsigned long lo, hi;
+	bool alt;
+};
+
+static void get_stack_span(struct stack_span *span, unsigned long sp)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+
+	span->lo = 0;
+	span->hi = 0;
+	span->alt = __on_sig_stack(sp);
+	if (mmap_read_lock_killable(mm))
+		return;
+	vma = vma_lookup(mm, sp);
+	if (vma) {
+		span->lo = vma->vm_start;
+		span->hi = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+}
+
+static bool in_stack_span(const struct stack_span *span, unsigned long frame)
+{
+	return frame >= span->lo && frame < span->hi &&
+	       __on_sig_stack(frame) == span->alt;
+}
+
+/*
+ * A probed call with its return address at @frame is starting: pending
+ * instances of frames at or below @frame on the same stack belong to calls
+ * that were unwound without returning (longjmp, siglongjmp, an exception)
+ * and are dropped, newest first. An instance at @frame itself is alive
+ * only when @chained (its function tail-called this one, our trampoline is
+ * still the return address). Instances of other stacks (a signal handler
+ * on its alternate stack, another coroutine) are left alone, and so is
+ * everything older than them.
+ */
+static void drop_dead_at_call(struct uprobe_task *utask, unsigned long frame,
+			      bool chained)
+{
+	struct return_instance *ri;
+	struct stack_span span;
+	bool known = false;
+
+	while ((ri = utask->return_instances) && ri->frame <= frame) {
+		if (ri->frame == frame) {
+			if (chained)
+				return;
+			/* its return address was overwritten: dead */
+		} else {
+			if (!known) {
+				get_stack_span(&span, frame);
+				known = true;
+			}
+			if (!in_stack_span(&span, ri->frame))
+				return;
+		}
+		drop_return_instance(utask, &utask->return_instances);
+	}
+}
+
 /* Hijack the return address so that @uprobe's return handlers run. */
 static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 			   struct uprobe_task *utask)
 {
 	struct xol_area *area = get_xol_area(current->mm);
+	unsigned long tramp, orig, frame = user_stack_pointer(regs);
 	struct return_instance *ri;
-	unsigned long tramp, orig;
+	bool chained;
 
 	if (IS_ERR(area))
 		goto missed;
+	tramp = arch_uretprobe_trampoline(area->vaddr, regs);
+	if (!tramp)
+		goto missed;
+	ri = alloc_return_instance(utask);
+	if (!ri)
+		goto missed;
+	ri->uprobe = get_uprobe(uprobe);
+	if (!ri->uprobe)
+		goto recycle;		/* going away: nothing to report */
+	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
+	if (orig == -1UL)
+		goto put;
+	chained = orig == tramp;
+	drop_dead_at_call(utask, frame, chained);
+	if (chained) {
+		/* A tail call of a probed function: same return as its caller. */
+		if (!utask->return_instances ||
+		    utask->return_instances->frame != frame)
+			goto put;	/* not our caller's: leave the stack be */
+		orig = utask->return_instances->orig_ret;
+	}
 	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
 		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
 				      current->comm, task_pid_nr(current),
 				      UPROBE_MAX_RETURN_DEPTH);
-		goto missed;
-	}
-	ri = kmalloc(sizeof(*ri), GFP_KERNEL);
-	if (!ri)
-		goto missed;
-	tramp = slot_vaddr(area, XOL_TRAMPOLINE_SLOT);
-	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
-	if (orig == -1UL) {
-		kfree(ri);
-		goto missed;
-	}
-	ri->chained = orig == tramp;
-	if (ri->chained) {
-		/* A tail call of a probed function: same return as the last. */
-		if (WARN_ON_ONCE(!utask->return_instances)) {
-			kfree(ri);
-			return;
-		}
-		orig = utask->return_instances->orig_ret;
-	}
-	ri->uprobe = get_uprobe(uprobe);
-	if (!ri->uprobe) {
-		kfree(ri);
-		return;
+		if (!chained)
+			arch_uretprobe_hijack_return_addr(orig, regs);
+		goto put;
 	}
 	ri->func = instruction_pointer(regs);
 	ri->orig_ret = orig;
+	ri->frame = frame;
+	ri->chained = chained;
 	ri->next = utask->return_instances;
 	utask->return_instances = ri;
 	utask->depth++;
 	return;
 
+put:
+	put_uprobe(ri->uprobe);
+	recycle_return_instance(utask, ri);
 missed:
 	this_cpu_inc(uprobe->stats->missed);
+	return;
+recycle:
+	recycle_return_instance(utask, ri);
 }
 
-/* A return through the trampoline: run the return handlers, go home. */
-static void handle_trampoline(struct pt_regs *regs)
+/**
+ * uprobe_handle_return - a probed function returned through the trampoline
+ * @regs: the user registers as the function left them (the architecture
+ *	has undone what its trampoline saved); regs->ip is set to where the
+ *	function really returns
+ * @frame: the stack pointer the function had at its entry, where its
+ *	return address was; 0 if the architecture could not tell
+ *
+ * The call is found by @frame, normally the newest instance. Newer ones
+ * below @frame on the same stack were unwound without a return and are
+ * dropped on the way. The return handlers of the instance (and of the
+ * instances it tail-called: same frame) run, newest first, with regs->ip
+ * at the real return address. A return that matches no instance cannot be
+ * completed (the real return address is unknown): SIGILL.
+ *
+ * Context: process context, on the way back to user mode (the int3 of the
+ * trampoline) or in its system call.
+ */
+void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 {
 	struct uprobe_task *utask = current->utask;
-	struct return_instance *ri;
+	struct return_instance **link, *ri = NULL;
 	struct uprobe_consumer *uc;
-	bool chained;
+	bool known = false, chained;
+	struct stack_span span;
 	int idx;
 
-	ri = utask ? utask->return_instances : NULL;
-	if (!ri) {
-		force_sig(SIGILL);
-		return;
+	if (!utask || !frame)
+		goto lost;
+	link = &utask->return_instances;
+	while ((ri = *link) && ri->frame != frame) {
+		if (ri->frame < frame) {
+			if (!known) {
+				get_stack_span(&span, frame);
+				known = true;
+			}
+			if (in_stack_span(&span, ri->frame)) {
+				drop_return_instance(utask, link);
+				continue;
+			}
+		}
+		link = &ri->next;	/* another stack's: alive */
 	}
+	if (!ri)
+		goto lost;
+
 	idx = srcu_read_lock(&uprobes_srcu);
+	instruction_pointer_set(regs, ri->orig_ret);
 	do {
-		instruction_pointer_set(regs, ri->orig_ret);
 		list_for_each_entry_srcu(uc, &ri->uprobe->consumers, node,
 					 srcu_read_lock_held(&uprobes_srcu)) {
 			if (uc->ret_handler)
 				uc->ret_handler(uc, ri->func, regs);
 		}
 		chained = ri->chained;
-		ri = free_return_instance(ri);
-		utask->return_instances = ri;
-		utask->depth--;
-	} while (chained && ri);
+		drop_return_instance(utask, link);
+	} while (chained && (ri = *link) && ri->frame == frame);
 	srcu_read_unlock(&uprobes_srcu, idx);
+	return;
+
+lost:
+	pr_notice_ratelimited("uprobes: %s[%d]: a return through the trampoline matches no pending return probe: SIGILL\n",
+			      current->comm, task_pid_nr(current));
+	force_sig(SIGILL);
+}
+
+/**
+ * uprobe_syscall_from_trampoline - is this system call our trampoline's?
+ * @regs: the user registers at system call entry
+ *
+ * Used by seccomp and syscall user dispatch, which must not filter a call
+ * the program never made.
+ *
+ * Return: true if the call is the return-probe system call made by the
+ * system call instruction of current's trampoline.
+ */
+bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+	struct xol_area *area;
+
+	if (!mm)
+		return false;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	return area && arch_uretprobe_is_syscall(area->vaddr, regs);
 }
 
 /*
@@ -2264,8 +2493,8 @@ static void handle_hit(struct pt_regs *regs)
 
 	/* Pairs with smp_store_release() in get_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	if (area && bp == slot_vaddr(area, XOL_TRAMPOLINE_SLOT)) {
-		handle_trampoline(regs);
+	if (in_trampoline(area, bp)) {
+		uprobe_handle_return(regs, arch_uretprobe_trap(area->vaddr, regs));
 		return;
 	}
 	/* Whatever happens next starts at the probed instruction. */

@@ -170,6 +170,42 @@
  * is the current task's own state, used in its own process context or in
  * its own trap handlers (IRQs off, no sleeping, no user memory access).
  *
+ * Return probes: the core replaces a probed function's return address
+ * (arch_uretprobe_hijack_return_addr()) with the entry of the trampoline
+ * for the task's mode, in XOL slot 0 (arch_uretprobe_fill_trampoline()):
+ *
+ *	+0	mov %rax,-8(%rsp)	64-bit entry
+ *	+5	mov %rcx,-16(%rsp)
+ *	+10	mov %r11,-24(%rsp)
+ *	+15	mov $__NR_uretprobe,%eax
+ *	+20	syscall
+ *	+22	int3			only if the system call did not happen
+ *	+32	int3			32-bit entry
+ *	(every other byte int3)
+ *
+ * When the trampoline runs, the function has returned: %rsp is one word
+ * above the frame the core recorded, the memory below %rsp is dead, and
+ * signal delivery skips the 128-byte red zone below it. So the trampoline
+ * keeps the three registers that the system call clobbers (its number, and
+ * the return ip and flags the syscall instruction puts in rcx and r11) in
+ * the red zone, without moving %rsp, and sys_uretprobe() puts them back
+ * into the saved user registers, which the core then hands to the return
+ * handlers before the task leaves at the real return address with every
+ * register as the function left it: one kernel entry, no trap. The task
+ * goes back with iret (rcx and r11 do not match ip and flags, so not with
+ * sysret) and with orig_ax at -1, so that no signal delivered on the way
+ * treats the function's return value as a system call error to restart.
+ *
+ * __NR_uretprobe (335, as in later kernels) does nothing but SIGILL unless
+ * the call comes from the syscall instruction of current's trampoline
+ * (arch_uretprobe_is_syscall()). seccomp and syscall user dispatch let
+ * exactly that call through unfiltered (patches/0004): a sandbox whose
+ * allow-list never names 335 keeps working while traced, and nothing else
+ * can use the number to get past a filter. Should the call still not
+ * happen (a ptrace tracer skipping it), the int3 behind it traps and
+ * arch_uretprobe_trap() restores the same registers from the red zone.
+ * 32-bit code returns to a plain int3 (a trampoline below 4 GiB only).
+ *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
  */
@@ -179,6 +215,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
+#include <linux/syscalls.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include <asm/debugreg.h>
@@ -1435,6 +1472,148 @@ static int __init arch_uprobes_init(void)
 	return register_die_notifier(&aup_die_nb);
 }
 arch_initcall(arch_uprobes_init);
+
+/* ----------------------------------------------------- return probes */
+
+#define AUP_TRAMP_SYSCALL_END	22	/* ip after the trampoline's syscall */
+#define AUP_TRAMP_32		32	/* the 32-bit entry */
+#define AUP_TRAMP_SAVED		3	/* words kept below %rsp: r11, rcx, rax */
+
+#ifdef CONFIG_X86_64
+static const u8 aup_tramp64[AUP_TRAMP_SYSCALL_END] = {
+	0x48, 0x89, 0x44, 0x24, 0xf8,		/* mov %rax,-8(%rsp) */
+	0x48, 0x89, 0x4c, 0x24, 0xf0,		/* mov %rcx,-16(%rsp) */
+	0x4c, 0x89, 0x5c, 0x24, 0xe8,		/* mov %r11,-24(%rsp) */
+	0xb8, __NR_uretprobe & 0xff, __NR_uretprobe >> 8, 0, 0,
+	0x0f, 0x05,				/* syscall */
+};
+#endif
+
+/**
+ * arch_uretprobe_fill_trampoline - write the return trampoline
+ * @slot: kernel address of XOL slot 0 (UPROBE_XOL_SLOT_BYTES), zeroed
+ *
+ * The layout is at the top of this file; it does not depend on where the
+ * slot is mapped.
+ */
+void arch_uretprobe_fill_trampoline(void *slot)
+{
+	memset(slot, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES);
+#ifdef CONFIG_X86_64
+	memcpy(slot, aup_tramp64, sizeof(aup_tramp64));
+#endif
+}
+
+/**
+ * arch_uretprobe_trampoline - where a return of the current task goes
+ * @slot: user address of XOL slot 0
+ * @regs: registers at the probed function's first instruction
+ *
+ * Return: the trampoline entry for the task's mode, or 0 if it has none
+ * (a 32-bit task whose slot lies above 4 GiB, an odd code segment).
+ */
+unsigned long arch_uretprobe_trampoline(unsigned long slot,
+					struct pt_regs *regs)
+{
+	switch (aup_mode(regs)) {
+#ifdef CONFIG_X86_64
+	case AUP_MODE_64:
+		return slot;
+#endif
+	case AUP_MODE_32:
+		return slot + AUP_TRAMP_32 <= U32_MAX ? slot + AUP_TRAMP_32 : 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Put back the registers the 64-bit entry saved below %rsp; the function's
+ * frame (where its return address was) is one word above them.
+ */
+static unsigned long aup_tramp_restore(struct pt_regs *regs)
+{
+	unsigned long saved[AUP_TRAMP_SAVED];
+
+	if (copy_from_user(saved, (void __user *)(regs->sp - sizeof(saved)),
+			   sizeof(saved)))
+		return 0;
+	regs->r11 = saved[0];
+	regs->cx = saved[1];
+	regs->ax = saved[2];
+	return regs->sp - sizeof(long);
+}
+
+/**
+ * arch_uretprobe_trap - an int3 in the trampoline slot trapped
+ * @slot: user address of XOL slot 0
+ * @regs: the user registers, ip just after the int3
+ *
+ * Restores the registers the trampoline saved, if it saved any.
+ *
+ * Return: the stack pointer the returning function had at its entry, or 0
+ * if this int3 is not one a return reaches in the task's mode.
+ */
+unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs)
+{
+	unsigned long bp = arch_uprobe_swbp_addr(regs);
+
+	switch (aup_mode(regs)) {
+#ifdef CONFIG_X86_64
+	case AUP_MODE_64:
+		return bp == slot + AUP_TRAMP_SYSCALL_END ?
+		       aup_tramp_restore(regs) : 0;
+#endif
+	case AUP_MODE_32:
+		return bp == slot + AUP_TRAMP_32 ? regs->sp - 4 : 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * arch_uretprobe_is_syscall - is this system call the trampoline's?
+ * @slot: user address of current's XOL slot 0
+ * @regs: the user registers at system call entry
+ *
+ * Return: true for __NR_uretprobe made in 64-bit mode by the syscall
+ * instruction of the trampoline (ip is just past it).
+ */
+bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs)
+{
+#ifdef CONFIG_X86_64
+	return regs->orig_ax == __NR_uretprobe && !in_ia32_syscall() &&
+	       regs->ip == slot + AUP_TRAMP_SYSCALL_END;
+#else
+	return false;
+#endif
+}
+
+#ifdef CONFIG_X86_64
+/*
+ * The 64-bit trampoline's way back from a probed function; see the top of
+ * this file. From anywhere else: SIGILL, and nothing else happens.
+ */
+SYSCALL_DEFINE0(uretprobe)
+{
+	struct pt_regs *regs = current_pt_regs();
+	unsigned long frame;
+
+	if (!uprobe_syscall_from_trampoline(regs))
+		goto sigill;
+	frame = aup_tramp_restore(regs);
+	if (!frame)
+		goto sigill;
+	/* Not a system call for signal restarting: ax is the return value. */
+	regs->orig_ax = -1;
+	uprobe_handle_return(regs, frame);
+	return regs->ax;
+
+sigill:
+	force_sig(SIGILL);
+	return -EINVAL;
+}
+#endif
 
 /**
  * arch_uretprobe_hijack_return_addr - point the return address at @trampoline
