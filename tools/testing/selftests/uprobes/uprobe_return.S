@@ -3,7 +3,8 @@
  * Probe targets of uprobe_return written in assembly: a function that
  * leaves a known value in every general purpose register and known
  * arithmetic flags, and a caller that records all of them (and the stack
- * above its %rsp) right after the call returns.
+ * above its %rsp) right after the call returns; a function that
+ * tail-calls another.
  */
 
 #include "uprobe_asm.inc"
@@ -127,5 +128,17 @@ LABEL(ur_regs_ret)
 	pop	%rbx
 	ret
 END(ur_regs_call)
+
+/* long ur_tail_inner(long x): 2 * x + 1 */
+FUNC(ur_tail_inner)
+	lea	1(%rdi, %rdi), %rax
+	ret
+END(ur_tail_inner)
+
+/* long ur_tail_outer(long x): ur_tail_inner(x + 10), by a tail call */
+FUNC(ur_tail_outer)
+	add	$10, %rdi
+	jmp	ur_tail_inner
+END(ur_tail_outer)
 
 	.section .note.GNU-stack, "", @progbits

@@ -535,6 +535,33 @@ TEST_F(ret, plain)
 }
 
 /*
+ * A return-probed function tail-calls (jmp) another return-probed one:
+ * both return probes fire once per call with the same $retval, and the
+ * inner one alone once per direct call.
+ */
+TEST_F(ret, tail_call)
+{
+	long outer[5], inner[6];
+	int i;
+
+	if (START("ust_rttail"))
+		return;
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rttail_o", "ur_tail_outer",
+			       "ret=$retval"));
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rttail_i", "ur_tail_inner",
+			       "ret=$retval"));
+	for (i = 0; i < 5; i++) {
+		outer[i] = 2 * (i + 10) + 1;
+		inner[i] = outer[i];
+		EXPECT_EQ(outer[i], ur_tail_outer(i));
+	}
+	inner[5] = 7;
+	EXPECT_EQ(7, ur_tail_inner(3));
+	expect_rets(_metadata, "ust_rttail_o", getpid(), outer, 5);
+	expect_rets(_metadata, "ust_rttail_i", getpid(), inner, 6);
+}
+
+/*
  * Recursion 100 deep: 100 entries and 100 returns, innermost first, each
  * $retval exact.  Stock 6.1 stops at its bound of 64 pending returns.
  */

@@ -68,6 +68,10 @@ long ur_cxx_call(long x, int do_throw);
  */
 long ur_cxx_g1(long x, int do_throw);
 
+/* ur_tail_outer(x) jumps to ur_tail_inner(x + 10) = 2 * (x + 10) + 1 */
+long ur_tail_outer(long x);
+long ur_tail_inner(long x);
+
 #ifdef __cplusplus
 }
 #endif
