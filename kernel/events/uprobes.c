@@ -2153,6 +2153,7 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
  * @lo: start of its mapping (0 if unmapped)
  * @hi: end of its mapping
  * @alt: it is on the task's alternate signal stack
+ * @known: the fields above are filled in (lazily: most returns need none)
  *
  * The main stack, a thread's stack (glibc gives each a guard page) and an
  * alternate signal stack are normally mappings of their own; the
@@ -2162,6 +2163,7 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 struct stack_span {
 	unsigned long lo, hi;
 	bool alt;
+	bool known;
 };
 
 static void get_stack_span(struct stack_span *span, unsigned long sp)
@@ -2172,6 +2174,7 @@ static void get_stack_span(struct stack_span *span, unsigned long sp)
 	span->lo = 0;
 	span->hi = 0;
 	span->alt = __on_sig_stack(sp);
+	span->known = true;
 	if (mmap_read_lock_killable(mm))
 		return;
 	vma = vma_lookup(mm, sp);
@@ -2182,10 +2185,18 @@ static void get_stack_span(struct stack_span *span, unsigned long sp)
 	mmap_read_unlock(mm);
 }
 
-static bool in_stack_span(const struct stack_span *span, unsigned long frame)
+/*
+ * Is @older, a pending frame below @frame, on @frame's stack (so unwound,
+ * since @frame is calling or returning)? @span: @frame's stack, looked up
+ * on first use.
+ */
+static bool unwound_below(struct stack_span *span, unsigned long frame,
+			  unsigned long older)
 {
-	return frame >= span->lo && frame < span->hi &&
-	       __on_sig_stack(frame) == span->alt;
+	if (!span->known)
+		get_stack_span(span, frame);
+	return older >= span->lo && older < span->hi &&
+	       __on_sig_stack(older) == span->alt;
 }
 
 /*
@@ -2201,22 +2212,16 @@ static bool in_stack_span(const struct stack_span *span, unsigned long frame)
 static void drop_dead_at_call(struct uprobe_task *utask, unsigned long frame,
 			      bool chained)
 {
+	struct stack_span span = {};
 	struct return_instance *ri;
-	struct stack_span span;
-	bool known = false;
 
 	while ((ri = utask->return_instances) && ri->frame <= frame) {
 		if (ri->frame == frame) {
 			if (chained)
 				return;
 			/* its return address was overwritten: dead */
-		} else {
-			if (!known) {
-				get_stack_span(&span, frame);
-				known = true;
-			}
-			if (!in_stack_span(&span, ri->frame))
-				return;
+		} else if (!unwound_below(&span, frame, ri->frame)) {
+			return;
 		}
 		drop_return_instance(utask, &utask->return_instances);
 	}
@@ -2303,24 +2308,18 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 {
 	struct uprobe_task *utask = current->utask;
 	struct return_instance **link, *ri = NULL;
+	struct stack_span span = {};
 	struct uprobe_consumer *uc;
-	bool known = false, chained;
-	struct stack_span span;
+	bool chained;
 	int idx;
 
 	if (!utask || !frame)
 		goto lost;
 	link = &utask->return_instances;
 	while ((ri = *link) && ri->frame != frame) {
-		if (ri->frame < frame) {
-			if (!known) {
-				get_stack_span(&span, frame);
-				known = true;
-			}
-			if (in_stack_span(&span, ri->frame)) {
-				drop_return_instance(utask, link);
-				continue;
-			}
+		if (ri->frame < frame && unwound_below(&span, frame, ri->frame)) {
+			drop_return_instance(utask, link);
+			continue;
 		}
 		link = &ri->next;	/* another stack's: alive */
 	}
