@@ -553,6 +553,20 @@ FIXTURE_TEARDOWN(fe)
 #define START_TARGET()	\
 	ut_spawn_target(self->child, &self->nchild, MAX_CHILDREN)
 
+/*
+ * self->fd[@i] = perf_open_cpu(@attr, @pid, @cpu); the test fails (with
+ * the error) if that did.
+ */
+static void open_perf(struct __test_metadata *_metadata,
+		      struct _test_data_fe *self, int i,
+		      struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	self->fd[i] = perf_open_cpu(attr, pid, cpu);
+	ASSERT_LE(0, self->fd[i]) {
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[i]));
+	}
+}
+
 /* Close self->fd[@i]. */
 static void close_fd(struct _test_data_fe *self, int i)
 {
@@ -1105,10 +1119,7 @@ TEST_F(fe, sem_perf_one_pid)
 	EXPECT_EQ(0, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(0, mem_u16(self->child[b].pid, tgt, n.sem_off));
 	ASSERT_EQ(0, ut_uprobe_attr(&attr, tgt, n.pc_off, false, n.sem_off));
-	self->fd[0] = perf_open_cpu(&attr, self->child[a].pid, -1);
-	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
-	}
+	open_perf(_metadata, self, 0, &attr, self->child[a].pid, -1);
 	EXPECT_EQ(1, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(0, mem_u16(self->child[b].pid, tgt, n.sem_off));
 	EXPECT_EQ(1, ut_ask(&self->child[a], "sem"));
@@ -1143,10 +1154,7 @@ TEST_F(fe, sem_perf_cpu_wide)
 	b = START_TARGET();
 	ASSERT_LE(0, b);
 	ASSERT_EQ(0, ut_uprobe_attr(&attr, tgt, n.pc_off, false, n.sem_off));
-	self->fd[0] = perf_open_cpu(&attr, -1, 0);
-	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
-	}
+	open_perf(_metadata, self, 0, &attr, -1, 0);
 	EXPECT_EQ(1, mem_u16(self->child[a].pid, tgt, n.sem_off));
 	EXPECT_EQ(1, mem_u16(self->child[b].pid, tgt, n.sem_off));
 	EXPECT_EQ(3, ut_ask(&self->child[a], "mark 3"));
@@ -1230,10 +1238,7 @@ TEST_F(fe, tracepoint_perf_blocks_delete)
 		return;
 	ASSERT_EQ(0, probe_sym("p", self->grp, "fe_tp_e", "fe_func", NULL));
 	ASSERT_EQ(0, tp_attr(&attr, self->grp, "fe_tp_e"));
-	self->fd[0] = perf_open_cpu(&attr, 0, -1);
-	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
-	}
+	open_perf(_metadata, self, 0, &attr, 0, -1);
 	for (i = 0; i < 4; i++)
 		fe_sink = fe_func(i);
 	EXPECT_EQ(4ULL, read_count(self->fd[0]));
@@ -1850,14 +1855,8 @@ TEST_F(fe, multi_probe_event_perf_pid)
 	b = START_TARGET();
 	ASSERT_LE(0, b);
 	ASSERT_EQ(0, tp_attr(&attr, self->grp, "fe_multi_e"));
-	self->fd[0] = perf_open_cpu(&attr, self->child[a].pid, -1);
-	ASSERT_LE(0, self->fd[0]) {
-		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
-	}
-	self->fd[1] = perf_open_cpu(&attr, self->child[b].pid, -1);
-	ASSERT_LE(0, self->fd[1]) {
-		TH_LOG("perf_event_open: %s", strerror(-self->fd[1]));
-	}
+	open_perf(_metadata, self, 0, &attr, self->child[a].pid, -1);
+	open_perf(_metadata, self, 1, &attr, self->child[b].pid, -1);
 	EXPECT_EQ(tgt_sum(3), ut_ask(&self->child[a], "call 3"));
 	EXPECT_EQ(lib_sum(5), ut_ask(&self->child[a], "libcall 5"));
 	EXPECT_EQ(tgt_sum(7), ut_ask(&self->child[b], "call 7"));
