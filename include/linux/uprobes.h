@@ -184,6 +184,7 @@ bool uprobe_deny_signal(void);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 void uprobe_handle_return(struct pt_regs *regs, unsigned long frame);
 bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
+struct page *uprobe_return_table(struct mm_struct *mm);
 void uprobes_init(void);
 
 /* Called by the architecture's trap handlers. */
@@ -201,11 +202,15 @@ int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 bool arch_uprobe_xol_was_trapped(struct task_struct *t);
 unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs);
-unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
-						struct pt_regs *regs);
+unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs);
+int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr);
 void arch_uretprobe_fill_trampoline(void *slot);
 unsigned long arch_uretprobe_trampoline(unsigned long slot,
 					struct pt_regs *regs);
+unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i);
+bool arch_uretprobe_is_return_addr(unsigned long slot, unsigned long addr);
+void arch_uretprobe_unmap_table(struct mm_struct *mm);
+bool arch_uretprobe_is_trap(unsigned long slot, unsigned long bp);
 unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs);
 bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs);
 
@@ -311,6 +316,11 @@ static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 static inline bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 {
 	return false;
+}
+
+static inline struct page *uprobe_return_table(struct mm_struct *mm)
+{
+	return NULL;
 }
 
 static inline void uprobes_init(void)

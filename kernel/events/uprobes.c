@@ -25,6 +25,10 @@
  *			  mapping of XOL_PAGES pages; slot 0 is the return
  *			  trampoline, the others hold instruction copies keyed
  *			  by probed vaddr and are never rewritten once used.
+ *			  It also holds the mm's return table: a page the
+ *			  architecture maps for unwinders, one slot of real
+ *			  return address per return stub, and which stubs are
+ *			  owned (a bitmap).
  *   struct uprobe_task	  per task (task->utask): stepping state and the
  *			  chain of pending return instances.
  *
@@ -55,10 +59,15 @@
  *
  * Return probes
  *   A hit whose probe has a return consumer replaces the return address
- *   with the trampoline's (prepare_return()) and pushes a return_instance
- *   on the task's chain, newest first, recording the stack pointer at the
- *   function's entry: the frame, which identifies the call. The trampoline
- *   calls uprobe_handle_return() with the frame of the function that just
+ *   (prepare_return()) and pushes a return_instance on the task's chain,
+ *   newest first, recording the stack pointer at the function's entry:
+ *   the frame, which identifies the call. The new return address is a
+ *   return stub of the architecture if one is free: the instance owns it
+ *   and its table slot, which holds the real return address for unwinders
+ *   (a C++ exception or a backtrace walks through the probed frame as if
+ *   it were not probed). Else it is the trampoline in the XOL area, which
+ *   unwinders cannot pass. Either way, the return calls
+ *   uprobe_handle_return() with the frame of the function that just
  *   returned, which finds its instance by frame, runs the return handlers
  *   and sends the task to the real return address.
  *   - Calls can end without a return (longjmp, siglongjmp, C++ unwinding):
@@ -81,9 +90,15 @@
  *     call past that gets its entry handlers but no return probe, counted
  *     as missed. A return that matches no instance (the trampoline's
  *     address reached some other way) cannot go anywhere: SIGILL.
+ *   - An instance gives its stub back when it returns or is dropped. An
+ *     mm has UPROBE_RETURN_STUBS of them; past that, returns go through
+ *     the XOL trampoline.
  *   - fork copies the chain and maps the child's XOL area at the parent's
- *     address (the child's stack returns there); exec and exit free it
- *     (uprobe_free_utask()). A child whose copy fails gets a notice.
+ *     address (the child's stack returns there), with a copy of the return
+ *     table for the stubs the copied instances own; exec and exit free it
+ *     (uprobe_free_utask()). A child whose copy fails gets a notice. The
+ *     parent's table is unmapped before its mappings are copied
+ *     (unmap_return_table()), so the child maps only its own.
  *
  * Lifetimes and references
  *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
@@ -92,7 +107,9 @@
  *     mm, one per task stepping its copy, one per pending return instance,
  *     plus temporary lookups; freed through SRCU (uprobes_srcu).
  *   - uprobe_site: owned by its mm's table; freed by RCU after removal.
- *   - xol_area: owned by the mm, freed by uprobe_clear_state() at exit.
+ *   - xol_area: owned by the mm, freed by uprobe_clear_state() at exit,
+ *     with the return table page (the architecture's mapping of it holds
+ *     no reference; only the dying mm's page tables still point at it).
  *
  * Why the hit path is safe against a concurrent unregister
  *   uprobe_int3_hit() (IRQs off) only asks, under RCU, whether the mm has a
@@ -1343,6 +1360,7 @@ EXPORT_SYMBOL_GPL(uprobe_get_stats);
 /* ------------------------------------------------------- mm hooks */
 
 static void free_xol_area(struct xol_area *area);
+static void unmap_return_table(struct mm_struct *mm);
 
 /*
  * Detached sites inside @vma: re-attach those whose int3 is still there
@@ -1606,6 +1624,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 	struct uprobe_site *site, *copy;
 	unsigned long index;
 
+	unmap_return_table(oldmm);
 	newmm->uprobes_state.sites = NULL;
 	if (!old_um || xa_empty(&old_um->sites))
 		return;
@@ -1664,6 +1683,8 @@ void uprobe_clear_state(struct mm_struct *mm)
 #define XOL_SLOTS		(XOL_PAGES * PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
 /* Slot 0 holds the return-probe trampoline (arch_uretprobe_fill_trampoline()). */
 #define XOL_TRAMPOLINE_SLOT	0
+/* Return stubs an mm can use at once: one page of table slots. */
+#define UPROBE_RETURN_STUBS	(PAGE_SIZE / sizeof(unsigned long))
 
 /**
  * struct xol_area - an mm's execute-out-of-line area
@@ -1675,6 +1696,11 @@ void uprobe_clear_state(struct mm_struct *mm)
  * @slots: probed vaddr -> slot index (xa_mk_value), for reuse
  * @owner: slot index -> the probe (id) and probed vaddr whose recipe the
  *	slot holds; written before the slot is published in @slots
+ * @ret_table: the mm's return table (uprobe_return_table()), allocated on
+ *	first use: slot i holds the real return address of the pending return
+ *	instance that owns the architecture's return stub i
+ * @ret_used: which return stubs (and table slots) are owned; a bit is taken
+ *	with test_and_set_bit() and given back with clear_bit_unlock()
  *
  * A slot holds an instruction recipe that depends only on the original
  * instruction at the probed vaddr, so all threads share it, and it is never
@@ -1693,6 +1719,8 @@ struct xol_area {
 		u64 id;
 		unsigned long vaddr;
 	} owner[XOL_SLOTS];
+	struct page *ret_table;
+	DECLARE_BITMAP(ret_used, UPROBE_RETURN_STUBS);
 };
 
 /* Does @slot hold the recipe of @uprobe at @vaddr? */
@@ -1711,6 +1739,8 @@ static void free_xol_area(struct xol_area *area)
 	for (i = 0; i < XOL_PAGES; i++)
 		if (area->pages[i])
 			put_page(area->pages[i]);
+	if (area->ret_table)
+		__free_page(area->ret_table);
 	xa_destroy(&area->slots);
 	kfree(area);
 }
@@ -1720,11 +1750,10 @@ static unsigned long slot_vaddr(struct xol_area *area, unsigned int slot)
 	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
 }
 
-/* Is @addr in the trampoline slot of @area (which may be NULL)? */
-static bool in_trampoline(struct xol_area *area, unsigned long addr)
+/* The user address of @area's trampoline slot, 0 without an area. */
+static unsigned long trampoline_vaddr(struct xol_area *area)
 {
-	return area && addr - slot_vaddr(area, XOL_TRAMPOLINE_SLOT) <
-		       UPROBE_XOL_SLOT_BYTES;
+	return area ? slot_vaddr(area, XOL_TRAMPOLINE_SLOT) : 0;
 }
 
 /*
@@ -1798,6 +1827,73 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
 
 	return area ? area : map_xol_area(mm, 0);
+}
+
+/* @area's return table (kernel address), allocated on first use. */
+static unsigned long *get_return_table(struct xol_area *area)
+{
+	/* Pairs with the cmpxchg() below. */
+	struct page *page = smp_load_acquire(&area->ret_table), *old;
+
+	if (!page) {
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			return NULL;
+		/* Pairs with the smp_load_acquire()s of the table. */
+		old = cmpxchg(&area->ret_table, NULL, page);
+		if (old) {		/* another thread was first */
+			__free_page(page);
+			page = old;
+		}
+	}
+	return page_address(page);
+}
+
+/* Take a free return stub of @area: its index, or -1 if all are owned. */
+static int get_return_stub(struct xol_area *area)
+{
+	unsigned long i;
+
+	do {
+		i = find_first_zero_bit(area->ret_used, UPROBE_RETURN_STUBS);
+		if (i >= UPROBE_RETURN_STUBS)
+			return -1;
+	} while (test_and_set_bit_lock(i, area->ret_used));
+	return i;
+}
+
+/*
+ * @mm (its mmap_lock held for write) is being forked: its return table must
+ * not be mapped, or the child's copy of the mapping would keep a page that
+ * is neither its own nor refcounted (arch_uretprobe_unmap_table()). Faults
+ * wait for the lock, so nothing maps it again before the copy is done.
+ */
+static void unmap_return_table(struct mm_struct *mm)
+{
+	struct xol_area *area = mm->uprobes_state.xol_area;
+
+	mmap_assert_write_locked(mm);
+	/* Pairs with the cmpxchg() in get_return_table(). */
+	if (area && smp_load_acquire(&area->ret_table))
+		arch_uretprobe_unmap_table(mm);
+}
+
+/**
+ * uprobe_return_table - the page an mm's return stubs read, for its vDSO
+ * @mm: the faulting mm, whose mmap_lock is held
+ *
+ * Slot i holds the real return address of the call whose return address
+ * is the architecture's return stub i; unwinders read it there.
+ *
+ * Return: the page, or NULL if no return probe of @mm has used a stub.
+ */
+struct page *uprobe_return_table(struct mm_struct *mm)
+{
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
+
+	/* Pairs with the cmpxchg() in get_return_table(). */
+	return area ? smp_load_acquire(&area->ret_table) : NULL;
 }
 
 /* Where slot @slot lives in the kernel's view: page index and offset. */
@@ -1901,6 +1997,8 @@ static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
  *	return address we replaced, which identifies the call
  * @chained: returns to the same place as the next (older) instance (a tail
  *	call of a probed function: same @frame)
+ * @stub: the return stub (and table slot) this instance owns, -1 if none
+ *	(it returns through the XOL trampoline, or is @chained)
  * @next: the next older instance
  */
 struct return_instance {
@@ -1909,6 +2007,7 @@ struct return_instance {
 	unsigned long orig_ret;
 	unsigned long frame;
 	bool chained;
+	int stub;
 	struct return_instance *next;
 };
 
@@ -1960,6 +2059,20 @@ static void recycle_return_instance(struct uprobe_task *utask,
 	utask->nr_spare++;
 }
 
+/* Give back the return stub @ri owns in current's mm, if any. */
+static void put_return_stub(struct return_instance *ri)
+{
+	struct xol_area *area;
+
+	if (ri->stub < 0 || !current->mm)
+		return;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	if (!WARN_ON_ONCE(!area))
+		clear_bit_unlock(ri->stub, area->ret_used);
+	ri->stub = -1;
+}
+
 /* Drop the pending instance *@link of @utask; *@link becomes the next. */
 static void drop_return_instance(struct uprobe_task *utask,
 				 struct return_instance **link)
@@ -1968,6 +2081,7 @@ static void drop_return_instance(struct uprobe_task *utask,
 
 	*link = ri->next;
 	utask->depth--;
+	put_return_stub(ri);
 	put_uprobe(ri->uprobe);
 	recycle_return_instance(utask, ri);
 }
@@ -2023,6 +2137,42 @@ static int dup_return_instances(struct task_struct *t,
 	return 0;
 }
 
+/*
+ * Give @child (the area of a forked child, not running yet) the return
+ * table slots of its copied instances @utask, with the parent's contents
+ * (@area): the child's stack returns through the same stubs. Without
+ * memory the instances keep their returns but give up their stubs.
+ */
+static int dup_return_table(struct xol_area *area, struct xol_area *child,
+			    struct uprobe_task *utask)
+{
+	/* Pairs with the cmpxchg() in get_return_table(). */
+	struct page *from = smp_load_acquire(&area->ret_table), *page = NULL;
+	struct return_instance *ri;
+	bool owned = false;
+
+	for (ri = utask->return_instances; ri; ri = ri->next)
+		owned |= ri->stub >= 0;
+	if (!owned)
+		return 0;
+	if (from)
+		page = alloc_page(GFP_KERNEL_ACCOUNT);
+	for (ri = utask->return_instances; ri; ri = ri->next) {
+		if (ri->stub < 0)
+			continue;
+		if (page)
+			__set_bit(ri->stub, child->ret_used);
+		else
+			ri->stub = -1;
+	}
+	if (!page)
+		return -ENOMEM;
+	copy_page(page_address(page), page_address(from));
+	/* Pairs with uprobe_return_table(); the child runs later anyway. */
+	smp_store_release(&child->ret_table, page);
+	return 0;
+}
+
 /**
  * uprobe_copy_process - set up a new task's uprobes state
  * @t: the new task, a bytewise copy of its parent so far
@@ -2036,7 +2186,8 @@ static int dup_return_instances(struct task_struct *t,
 void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 {
 	struct uprobe_task *utask = current->utask;
-	struct xol_area *area;
+	struct xol_area *area, *child;
+	struct return_instance *ri;
 
 	t->utask = NULL;
 	if (!utask || !utask->return_instances || (flags & CLONE_VM) ||
@@ -2044,11 +2195,24 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 		return;
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
-	if (!area || dup_return_instances(t, utask) ||
-	    IS_ERR(map_xol_area(t->mm, area->vaddr)))
-		pr_notice_ratelimited("uprobes: %s[%d]: no return probes for the forked child %d\n",
+	if (!area || dup_return_instances(t, utask))
+		goto notice;
+	child = map_xol_area(t->mm, area->vaddr);
+	if (IS_ERR(child))
+		goto notice;
+	if (dup_return_table(area, child, t->utask))
+		pr_notice_ratelimited("uprobes: %s[%d]: the forked child %d cannot unwind through its return-probed calls\n",
 				      current->comm, task_pid_nr(current),
 				      task_pid_nr(t));
+	return;
+
+notice:
+	/* What was copied keeps no stub: the child has no table for it. */
+	for (ri = t->utask ? t->utask->return_instances : NULL; ri; ri = ri->next)
+		ri->stub = -1;
+	pr_notice_ratelimited("uprobes: %s[%d]: no return probes for the forked child %d\n",
+			      current->comm, task_pid_nr(current),
+			      task_pid_nr(t));
 }
 
 /* ------------------------------------------------------- hit path */
@@ -2076,7 +2240,7 @@ bool uprobe_int3_hit(struct pt_regs *regs)
 		return false;
 	/* Pairs with smp_store_release() in get_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	if (in_trampoline(area, bp)) {
+	if (arch_uretprobe_is_trap(trampoline_vaddr(area), bp)) {
 		set_thread_flag(TIF_UPROBE);
 		return true;
 	}
@@ -2227,45 +2391,82 @@ static void drop_dead_at_call(struct uprobe_task *utask, unsigned long frame,
 	}
 }
 
+/*
+ * Where the call at @regs, returning to @orig, will return now: the
+ * architecture's return stub of a table slot taken for it (*@stub), which
+ * unwinders can see through, or else the XOL trampoline (*@stub = -1); 0
+ * if the task's mode has neither.
+ */
+static unsigned long return_addr_for(struct xol_area *area,
+				     struct pt_regs *regs, unsigned long orig,
+				     int *stub)
+{
+	unsigned long *table, addr;
+	int i;
+
+	*stub = -1;
+	if (!arch_uretprobe_stub(regs, 0))
+		goto trampoline;
+	table = get_return_table(area);
+	if (!table)
+		goto trampoline;
+	i = get_return_stub(area);
+	if (i < 0)
+		goto trampoline;
+	addr = arch_uretprobe_stub(regs, i);
+	if (!addr) {
+		clear_bit_unlock(i, area->ret_used);
+		goto trampoline;
+	}
+	/* Read by unwinders of this task only, after they find the stub. */
+	WRITE_ONCE(table[i], orig);
+	*stub = i;
+	return addr;
+
+trampoline:
+	return arch_uretprobe_trampoline(trampoline_vaddr(area), regs);
+}
+
 /* Hijack the return address so that @uprobe's return handlers run. */
 static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 			   struct uprobe_task *utask)
 {
 	struct xol_area *area = get_xol_area(current->mm);
-	unsigned long tramp, orig, frame = user_stack_pointer(regs);
-	struct return_instance *ri;
+	unsigned long ret, orig, frame = user_stack_pointer(regs);
+	struct return_instance *ri, *top;
 	bool chained;
 
 	if (IS_ERR(area))
 		goto missed;
-	tramp = arch_uretprobe_trampoline(area->vaddr, regs);
-	if (!tramp)
+	orig = arch_uretprobe_get_return_addr(regs);
+	if (orig == -1UL)
 		goto missed;
+	chained = arch_uretprobe_is_return_addr(trampoline_vaddr(area), orig);
+	drop_dead_at_call(utask, frame, chained);
+	top = utask->return_instances;
+	if (chained) {
+		/* A tail call of a probed function: same return as its caller. */
+		if (!top || top->frame != frame)
+			goto missed;	/* not our caller's: leave the stack be */
+		orig = top->orig_ret;
+	}
+	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
+		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
+				      current->comm, task_pid_nr(current),
+				      UPROBE_MAX_RETURN_DEPTH);
+		goto missed;
+	}
 	ri = alloc_return_instance(utask);
 	if (!ri)
 		goto missed;
 	ri->uprobe = get_uprobe(uprobe);
 	if (!ri->uprobe)
 		goto recycle;		/* going away: nothing to report */
-	orig = arch_uretprobe_hijack_return_addr(tramp, regs);
-	if (orig == -1UL)
-		goto put;
-	chained = orig == tramp;
-	drop_dead_at_call(utask, frame, chained);
-	if (chained) {
-		/* A tail call of a probed function: same return as its caller. */
-		if (!utask->return_instances ||
-		    utask->return_instances->frame != frame)
-			goto put;	/* not our caller's: leave the stack be */
-		orig = utask->return_instances->orig_ret;
-	}
-	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
-		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
-				      current->comm, task_pid_nr(current),
-				      UPROBE_MAX_RETURN_DEPTH);
-		if (!chained)
-			arch_uretprobe_hijack_return_addr(orig, regs);
-		goto put;
+	ri->stub = -1;
+	if (!chained) {
+		ret = return_addr_for(area, regs, orig, &ri->stub);
+		if (!ret || arch_uretprobe_set_return_addr(regs, ret))
+			goto put;
 	}
 	ri->func = instruction_pointer(regs);
 	ri->orig_ret = orig;
@@ -2277,6 +2478,7 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	return;
 
 put:
+	put_return_stub(ri);
 	put_uprobe(ri->uprobe);
 	recycle_return_instance(utask, ri);
 missed:
@@ -2365,7 +2567,7 @@ bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 		return false;
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	return area && arch_uretprobe_is_syscall(area->vaddr, regs);
+	return arch_uretprobe_is_syscall(trampoline_vaddr(area), regs);
 }
 
 /*
@@ -2492,8 +2694,10 @@ static void handle_hit(struct pt_regs *regs)
 
 	/* Pairs with smp_store_release() in get_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	if (in_trampoline(area, bp)) {
-		uprobe_handle_return(regs, arch_uretprobe_trap(area->vaddr, regs));
+	if (arch_uretprobe_is_trap(trampoline_vaddr(area), bp)) {
+		uprobe_handle_return(regs,
+				     arch_uretprobe_trap(trampoline_vaddr(area),
+							 regs));
 		return;
 	}
 	/* Whatever happens next starts at the probed instruction. */

@@ -171,40 +171,59 @@
  * its own trap handlers (IRQs off, no sleeping, no user memory access).
  *
  * Return probes: the core replaces a probed function's return address
- * (arch_uretprobe_hijack_return_addr()) with the entry of the trampoline
- * for the task's mode, in XOL slot 0 (arch_uretprobe_fill_trampoline()):
+ * (arch_uretprobe_set_return_addr()) with one of two entries. In 64-bit
+ * code it is preferably a stub of the vDSO (arch/x86/entry/vdso/
+ * vuretprobe.S: arch_uretprobe_stub()), which owns a slot of the mm's
+ * return table holding the real return address, so that unwinders (C++
+ * exceptions, backtrace()) can see through the probed frame. Otherwise
+ * (32-bit code, no vDSO, all of the mm's stubs owned) it is the entry of
+ * the XOL trampoline for the task's mode, in XOL slot 0
+ * (arch_uretprobe_fill_trampoline()), which unwinders cannot get past:
  *
- *	+0	mov %rax,-8(%rsp)	64-bit entry
- *	+5	mov %rcx,-16(%rsp)
- *	+10	mov %r11,-24(%rsp)
+ *	+0	mov %rax,-16(%rsp)	64-bit entry
+ *	+5	mov %rcx,-24(%rsp)
+ *	+10	mov %r11,-32(%rsp)
  *	+15	mov $__NR_uretprobe,%eax
  *	+20	syscall
  *	+22	int3			only if the system call did not happen
  *	+32	int3			32-bit entry
  *	(every other byte int3)
  *
- * When the trampoline runs, the function has returned: %rsp is one word
- * above the frame the core recorded, the memory below %rsp is dead, and
- * signal delivery skips the 128-byte red zone below it. So the trampoline
- * keeps the three registers that the system call clobbers (its number, and
- * the return ip and flags the syscall instruction puts in rcx and r11) in
- * the red zone, without moving %rsp, and sys_uretprobe() puts them back
- * into the saved user registers, which the core then hands to the return
- * handlers before the task leaves at the real return address with every
- * register as the function left it: one kernel entry, no trap. The task
- * goes back with iret (rcx and r11 do not match ip and flags, so not with
- * sysret) and with orig_ax at -1, so that no signal delivered on the way
- * treats the function's return value as a system call error to restart.
+ * The vDSO stubs jump to common code that does exactly what the 64-bit
+ * entry does. When either runs, the function has returned: %rsp is one
+ * word above the frame the core recorded, the memory below %rsp is dead,
+ * and signal delivery skips the 128-byte red zone below it. The word just
+ * below %rsp (the return slot) still holds the stub's address, which an
+ * unwinder interrupting the common code needs, so the three registers
+ * that the system call clobbers (its number, and the return ip and flags
+ * the syscall instruction puts in rcx and r11) go below that, without
+ * moving %rsp, and sys_uretprobe() puts them back into the saved user
+ * registers, which the core then hands to the return handlers before the
+ * task leaves at the real return address with every register as the
+ * function left it: one kernel entry, no trap. The task goes back with
+ * iret (rcx and r11 do not match ip and flags, so not with sysret) and
+ * with orig_ax at -1, so that no signal delivered on the way treats the
+ * function's return value as a system call error to restart.
  *
  * __NR_uretprobe (335, as in later kernels) does nothing but SIGILL unless
- * the call comes from the syscall instruction of current's trampoline
- * (arch_uretprobe_is_syscall()). seccomp and syscall user dispatch let
- * exactly that call through unfiltered (patches/0004): a sandbox whose
- * allow-list never names 335 keeps working while traced, and nothing else
- * can use the number to get past a filter. Should the call still not
- * happen (a ptrace tracer skipping it), the int3 behind it traps and
- * arch_uretprobe_trap() restores the same registers from the red zone.
+ * the call comes from the syscall instruction of current's trampoline or
+ * of its vDSO's common code (arch_uretprobe_is_syscall()). seccomp and
+ * syscall user dispatch let exactly that call through unfiltered
+ * (patches/0004): a sandbox whose allow-list never names 335 keeps working
+ * while traced, and nothing else can use the number to get past a filter.
+ * Should the call still not happen (a ptrace tracer skipping it), the int3
+ * behind it traps and arch_uretprobe_trap() restores the same registers.
  * 32-bit code returns to a plain int3 (a trampoline below 4 GiB only).
+ *
+ * The return table is a page per mm (the core's, uprobe_return_table())
+ * that the vvar area maps read-only at a fixed distance below the vDSO
+ * text (patches/0005). Before fork copies the vvar mapping, which is
+ * VM_PFNMAP and so copies its page table entries without references, the
+ * parent's entry for the table is zapped (arch_uretprobe_unmap_table()):
+ * the child never maps a page it does not own. The stub addresses come
+ * from mm->context.vdso; a process that unmapped its vDSO and is then
+ * return-probed faults at the return (nothing tells the kernel of the
+ * unmap in this tree), as it would calling any vDSO function.
  *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
@@ -223,6 +242,7 @@
 #include <asm/mmu_context.h>
 #include <asm/processor.h>
 #include <asm/traps.h>
+#include <asm/vdso.h>
 
 /* How an emulated instruction is carried out (arch_uprobe_plan.emul). */
 enum aup_emul {
@@ -1477,16 +1497,46 @@ arch_initcall(arch_uprobes_init);
 
 #define AUP_TRAMP_SYSCALL_END	22	/* ip after the trampoline's syscall */
 #define AUP_TRAMP_32		32	/* the 32-bit entry */
-#define AUP_TRAMP_SAVED		3	/* words kept below %rsp: r11, rcx, rax */
+#define AUP_TRAMP_SAVED		3	/* words kept below the return slot */
+#define AUP_STUB_BYTES		16	/* one stub of vuretprobe.S */
 
 #ifdef CONFIG_X86_64
 static const u8 aup_tramp64[AUP_TRAMP_SYSCALL_END] = {
-	0x48, 0x89, 0x44, 0x24, 0xf8,		/* mov %rax,-8(%rsp) */
-	0x48, 0x89, 0x4c, 0x24, 0xf0,		/* mov %rcx,-16(%rsp) */
-	0x4c, 0x89, 0x5c, 0x24, 0xe8,		/* mov %r11,-24(%rsp) */
+	0x48, 0x89, 0x44, 0x24, 0xf0,		/* mov %rax,-16(%rsp) */
+	0x48, 0x89, 0x4c, 0x24, 0xe8,		/* mov %rcx,-24(%rsp) */
+	0x4c, 0x89, 0x5c, 0x24, 0xe0,		/* mov %r11,-32(%rsp) */
 	0xb8, __NR_uretprobe & 0xff, __NR_uretprobe >> 8, 0, 0,
 	0x0f, 0x05,				/* syscall */
 };
+
+/*
+ * The vDSO of current's mm, if it has the return stubs: its text address,
+ * else 0. mm->context is current's own; a vDSO that was unmapped keeps its
+ * address there (nothing tells), see the top of this file.
+ */
+static unsigned long aup_vdso(const struct vdso_image **image)
+{
+	mm_context_t *ctx = &current->mm->context;
+
+	*image = ctx->vdso_image;
+	if (!*image || !(*image)->sym_uretprobe_stubs)
+		return 0;
+	return (unsigned long)ctx->vdso;
+}
+
+/* The address of the syscall end of the vDSO's common code, or 0. */
+static unsigned long aup_vdso_syscall_end(void)
+{
+	const struct vdso_image *image;
+	unsigned long vdso = aup_vdso(&image);
+
+	return vdso ? vdso + image->sym_uretprobe_syscall_end : 0;
+}
+#else
+static unsigned long aup_vdso_syscall_end(void)
+{
+	return 0;
+}
 #endif
 
 /**
@@ -1505,7 +1555,7 @@ void arch_uretprobe_fill_trampoline(void *slot)
 }
 
 /**
- * arch_uretprobe_trampoline - where a return of the current task goes
+ * arch_uretprobe_trampoline - the XOL trampoline entry for current's mode
  * @slot: user address of XOL slot 0
  * @regs: registers at the probed function's first instruction
  *
@@ -1527,26 +1577,105 @@ unsigned long arch_uretprobe_trampoline(unsigned long slot,
 	}
 }
 
+/**
+ * arch_uretprobe_stub - the unwindable return stub @i of current's vDSO
+ * @regs: registers at the probed function's first instruction
+ * @i: index of the stub, which is also its slot in uprobe_return_table()
+ *
+ * Return: the stub's user address, or 0 if current's mode or vDSO has no
+ * stub @i (32-bit code, no vDSO, an image without them).
+ */
+unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i)
+{
+#ifdef CONFIG_X86_64
+	const struct vdso_image *image;
+	unsigned long vdso, n;
+
+	if (aup_mode(regs) != AUP_MODE_64)
+		return 0;
+	vdso = aup_vdso(&image);
+	if (!vdso)
+		return 0;
+	n = (image->sym_uretprobe_stubs_end - image->sym_uretprobe_stubs) /
+	    AUP_STUB_BYTES;
+	if (i >= min(n, PAGE_SIZE / sizeof(long)))
+		return 0;
+	return vdso + image->sym_uretprobe_stubs + i * AUP_STUB_BYTES;
+#else
+	return 0;
+#endif
+}
+
+/**
+ * arch_uretprobe_is_return_addr - is @addr where a hijacked return goes?
+ * @slot: user address of current's XOL slot 0
+ * @addr: a return address read from current's stack
+ *
+ * Return: true for a trampoline entry or a stub of current's mm.
+ */
+bool arch_uretprobe_is_return_addr(unsigned long slot, unsigned long addr)
+{
+#ifdef CONFIG_X86_64
+	const struct vdso_image *image;
+	unsigned long vdso = aup_vdso(&image);
+
+	if (vdso && addr - (vdso + image->sym_uretprobe_stubs) <
+		    image->sym_uretprobe_stubs_end - image->sym_uretprobe_stubs)
+		return true;
+#endif
+	return addr == slot || addr == slot + AUP_TRAMP_32;
+}
+
+/**
+ * arch_uretprobe_unmap_table - unmap @mm's return table before a fork
+ * @mm: the mm being copied, its mmap_lock held for write
+ *
+ * See vdso_uretprobe_table_zap(): the child must not map this page.
+ */
+void arch_uretprobe_unmap_table(struct mm_struct *mm)
+{
+	vdso_uretprobe_table_zap(mm);
+}
+
 /*
- * Put back the registers the 64-bit entry saved below %rsp; the function's
- * frame (where its return address was) is one word above them.
+ * Put back the registers the 64-bit code saved below the return slot (the
+ * word below %rsp, which keeps the stub's address for unwinders); the
+ * function's frame (where its return address was) is that slot.
  */
 static unsigned long aup_tramp_restore(struct pt_regs *regs)
 {
 	unsigned long saved[AUP_TRAMP_SAVED];
+	unsigned long slot = regs->sp - sizeof(long);
 
-	if (copy_from_user(saved, (void __user *)(regs->sp - sizeof(saved)),
+	if (copy_from_user(saved, (void __user *)(slot - sizeof(saved)),
 			   sizeof(saved)))
 		return 0;
 	regs->r11 = saved[0];
 	regs->cx = saved[1];
 	regs->ax = saved[2];
-	return regs->sp - sizeof(long);
+	return slot;
 }
 
 /**
- * arch_uretprobe_trap - an int3 in the trampoline slot trapped
- * @slot: user address of XOL slot 0
+ * arch_uretprobe_is_trap - is an int3 at @bp one that a return reaches?
+ * @slot: user address of current's XOL slot 0, or 0 if it has none
+ * @bp: the int3's address
+ *
+ * Context: any, IRQs may be off: reads only current's mm context.
+ *
+ * Return: true if @bp lies in the trampoline slot or is the int3 after the
+ * vDSO stubs' system call.
+ */
+bool arch_uretprobe_is_trap(unsigned long slot, unsigned long bp)
+{
+	if (slot && bp - slot < UPROBE_XOL_SLOT_BYTES)
+		return true;
+	return bp && bp == aup_vdso_syscall_end();
+}
+
+/**
+ * arch_uretprobe_trap - an int3 of arch_uretprobe_is_trap() trapped
+ * @slot: user address of XOL slot 0, or 0 if it has none
  * @regs: the user registers, ip just after the int3
  *
  * Restores the registers the trampoline saved, if it saved any.
@@ -1561,11 +1690,13 @@ unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs)
 	switch (aup_mode(regs)) {
 #ifdef CONFIG_X86_64
 	case AUP_MODE_64:
-		return bp == slot + AUP_TRAMP_SYSCALL_END ?
-		       aup_tramp_restore(regs) : 0;
+		if ((slot && bp == slot + AUP_TRAMP_SYSCALL_END) ||
+		    bp == aup_vdso_syscall_end())
+			return aup_tramp_restore(regs);
+		return 0;
 #endif
 	case AUP_MODE_32:
-		return bp == slot + AUP_TRAMP_32 ? regs->sp - 4 : 0;
+		return slot && bp == slot + AUP_TRAMP_32 ? regs->sp - 4 : 0;
 	default:
 		return 0;
 	}
@@ -1573,17 +1704,20 @@ unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs)
 
 /**
  * arch_uretprobe_is_syscall - is this system call the trampoline's?
- * @slot: user address of current's XOL slot 0
+ * @slot: user address of current's XOL slot 0, or 0 if it has none
  * @regs: the user registers at system call entry
  *
  * Return: true for __NR_uretprobe made in 64-bit mode by the syscall
- * instruction of the trampoline (ip is just past it).
+ * instruction of the XOL trampoline or of the vDSO stubs' common code (ip
+ * is just past it).
  */
 bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs)
 {
 #ifdef CONFIG_X86_64
-	return regs->orig_ax == __NR_uretprobe && !in_ia32_syscall() &&
-	       regs->ip == slot + AUP_TRAMP_SYSCALL_END;
+	if (regs->orig_ax != __NR_uretprobe || in_ia32_syscall())
+		return false;
+	return (slot && regs->ip == slot + AUP_TRAMP_SYSCALL_END) ||
+	       regs->ip == aup_vdso_syscall_end();
 #else
 	return false;
 #endif
@@ -1615,34 +1749,56 @@ sigill:
 }
 #endif
 
+/* The size of a return address in current's mode, 0 for an odd mode. */
+static unsigned int aup_ret_size(struct pt_regs *regs)
+{
+	switch (aup_mode(regs)) {
+	case AUP_MODE_64:
+		return 8;
+	case AUP_MODE_32:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
 /**
- * arch_uretprobe_hijack_return_addr - point the return address at @trampoline
- * @trampoline: user address of the return-probe trampoline
+ * arch_uretprobe_get_return_addr - read the return address of a call
  * @regs: registers at the probed function's first instruction
  *
- * The return address is 8 bytes in 64-bit code and 4 bytes in 32-bit code,
- * whose trampoline must then lie below 4 GiB.
+ * The return address is 8 bytes in 64-bit code and 4 bytes in 32-bit code.
  *
  * Context: process context, may fault on user memory.
  *
- * Return: the original return address (@trampoline itself when it already
- * was, for a tail call of a probed function), or -1UL when the stack cannot
- * be read or written, or the task's mode cannot return to @trampoline.
+ * Return: the return address, or -1UL if the stack cannot be read or the
+ * task's mode is unknown.
  */
-unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline,
-						struct pt_regs *regs)
+unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs)
 {
-	int mode = aup_mode(regs);
-	unsigned int rasize = mode == AUP_MODE_64 ? 8 : 4;
-	unsigned long orig = 0;
+	unsigned int rasize = aup_ret_size(regs);
+	unsigned long addr = 0;
 
-	if (mode < 0 || (rasize == 4 && trampoline > U32_MAX))
+	if (!rasize || copy_from_user(&addr, (void __user *)regs->sp, rasize))
 		return -1UL;
-	if (copy_from_user(&orig, (void __user *)regs->sp, rasize))
-		return -1UL;
-	if (orig == trampoline)
-		return orig;
-	if (copy_to_user((void __user *)regs->sp, &trampoline, rasize))
-		return -1UL;
-	return orig;
+	return addr;
+}
+
+/**
+ * arch_uretprobe_set_return_addr - replace the return address of a call
+ * @regs: registers at the probed function's first instruction
+ * @addr: the new return address
+ *
+ * Context: process context, may fault on user memory.
+ *
+ * Return: 0, or -EFAULT if the stack cannot be written or @addr does not
+ * fit the task's mode.
+ */
+int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr)
+{
+	unsigned int rasize = aup_ret_size(regs);
+
+	if (!rasize || (rasize == 4 && addr > U32_MAX) ||
+	    copy_to_user((void __user *)regs->sp, &addr, rasize))
+		return -EFAULT;
+	return 0;
 }
