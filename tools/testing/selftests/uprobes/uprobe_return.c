@@ -690,9 +690,6 @@ TEST_F(ret, siglongjmp_from_handler)
 	expect_chain(_metadata, self->grp, getpid(), ent, 6, calls, 5);
 }
 
-#define UR_UNWIND_LIMIT \
-	"known limit of ours and stock 6.1: no unwinding through a return-probed frame; set UPROBE_TEST_KNOWN_LIMITS=1"
-
 /* The C++ child: throw through the chain, then 5 normal calls. */
 static void cxx_child(void)
 {
@@ -711,9 +708,8 @@ static void cxx_child(void)
  * and ur_cxx_f1 is caught by their caller; then 5 normal calls: exactly
  * their 15 returns (in a child, whose stderr is logged).  On stock 6.1
  * the unwinder meets the trampoline as a return address, finds no frame
- * information there and calls std::terminate(): SIGABRT. Ours has the same
- * limit (Documentation/trace/uprobetracer.rst), so there the test is
- * opt-in until the trampoline gets unwind information.
+ * information there and calls std::terminate(): SIGABRT. Ours returns
+ * through vDSO stubs that carry unwind information.
  */
 TEST_F(ret, cxx_exception)
 {
@@ -722,8 +718,6 @@ TEST_F(ret, cxx_exception)
 	int p[2], status;
 	ssize_t n;
 
-	if (!ut_impl_is_stock() && !getenv("UPROBE_TEST_KNOWN_LIMITS"))
-		SKIP(return, "%s", UR_UNWIND_LIMIT);
 	if (START("ust_rtcxx"))
 		return;
 	ASSERT_EQ(0, probe_chain(self->grp, "ur_cxx_f"));
@@ -799,6 +793,92 @@ TEST_F(ret, cxx_exception_caught_inside)
 	}
 	expect_vals(_metadata, "ust_rtcxxin_p", 0, "x", ent, 10);
 	expect_rets(_metadata, "ust_rtcxxin_r", 0, rets, 10);
+}
+
+static int cxx_fork_pipe[2];
+static pid_t cxx_forked;
+
+/*
+ * ur_cxx_f3_hook() of cxx_exception_forked: fork three return-probed
+ * frames deep. The parent returns normally; the child waits for the
+ * parent's go, then throws through the three frames.
+ */
+static int cxx_fork_hook(void)
+{
+	char c;
+
+	cxx_forked = fork();
+	if (cxx_forked < 0)
+		_exit(UR_EXIT_BAD);
+	if (cxx_forked)
+		return 0;
+	if (read(cxx_fork_pipe[0], &c, 1) != 1)
+		_exit(UR_EXIT_BAD);
+	return 1;
+}
+
+/*
+ * The process of cxx_exception_forked: one throw through the chain (the
+ * unwinder has now read this mm's return table), then a fork inside the
+ * chain. The parent returns, calls ur_cxx_f3() from here (its return now
+ * has another real return address in the same table slot) and lets the
+ * child throw: the child must unwind with its own copy of the table.
+ */
+static void cxx_fork_child(void)
+{
+	int status;
+	long r;
+
+	if (ur_cxx_call(1000, 1) != -2000 || pipe(cxx_fork_pipe))
+		_exit(UR_EXIT_BAD);
+	ur_cxx_f3_hook = cxx_fork_hook;
+	r = ur_cxx_call(5, 2);
+	if (!cxx_forked)		/* the child, after its catch */
+		_exit(r == -1005 ? 0 : UR_EXIT_BAD);
+	if (r != 116 || ur_cxx_f3(7) != 8 ||
+	    write(cxx_fork_pipe[1], "g", 1) != 1 ||
+	    waitpid(cxx_forked, &status, 0) != cxx_forked)
+		_exit(UR_EXIT_BAD);
+	if (WIFSIGNALED(status))
+		_exit(128 + WTERMSIG(status));
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : UR_EXIT_BAD);
+}
+
+/*
+ * A child forked three return-probed frames deep throws through them and
+ * catches the exception, while its parent has returned from the same
+ * frames and reused their return table slots: each unwinds with its own
+ * table, and every return of the parent is traced. Stock 6.1 cannot
+ * unwind through a return-probed frame at all: SIGABRT at the first throw.
+ */
+TEST_F(ret, cxx_exception_forked)
+{
+	long ent[2] = { 1000, 5 }, r3[2] = { 6, 8 }, r2 = 16, r1 = 116;
+	int status;
+
+	if (START("ust_rtcxxfk"))
+		return;
+	ASSERT_EQ(0, probe_chain(self->grp, "ur_cxx_f"));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		cxx_fork_child();
+	status = reap(&self->child);
+	if (ut_impl_is_stock()) {
+		EXPECT_TRUE(killed_by(status, SIGABRT)) {
+			TH_LOG("child %s", status_str(status));
+		}
+		UT_STOCK_FAILS("the child was %s", status_str(status));
+		return;
+	}
+	EXPECT_TRUE(exited_ok(status)) {
+		TH_LOG("child %s", status_str(status));
+	}
+	/* the child that threw has no records: it entered nothing */
+	expect_vals(_metadata, "ust_rtcxxfk_p", 0, "x", ent, 2);
+	expect_rets(_metadata, "ust_rtcxxfk_r3", 0, r3, 2);
+	expect_rets(_metadata, "ust_rtcxxfk_r2", 0, &r2, 1);
+	expect_rets(_metadata, "ust_rtcxxfk_r1", 0, &r1, 1);
 }
 
 /* ---- 7: fork ---- */

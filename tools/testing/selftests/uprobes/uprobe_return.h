@@ -54,8 +54,10 @@ extern uint64_t ur_regs_sp;
  * The C++ chain: ur_cxx_f1(x) = ur_cxx_f2(x) + 100, ur_cxx_f2(x) =
  * ur_cxx_f3(x) + 10, ur_cxx_f3(x) = x + 1, or throws x + 1000 (a long).
  * ur_cxx_call() returns ur_cxx_f1(x), with ur_cxx_f3() throwing when
- * @do_throw: then minus the value caught, -(x + 1000).
+ * @do_throw: then minus the value caught, -(x + 1000). With @do_throw 2,
+ * ur_cxx_f3() asks ur_cxx_f3_hook() (if set) whether to throw.
  */
+extern int (*ur_cxx_f3_hook)(void);
 long ur_cxx_f1(long x);
 long ur_cxx_f2(long x);
 long ur_cxx_f3(long x);

@@ -13,11 +13,19 @@
 #define noipa __attribute__((noipa))
 
 static int ur_cxx_throw;
+int (*ur_cxx_f3_hook)(void);
 
-/* x + 1, or throws x + 1000 (a long) while ur_cxx_throw is set */
+/*
+ * x + 1, or throws x + 1000 (a long) while ur_cxx_throw is set (and, when
+ * it is 2, ur_cxx_f3_hook() says so)
+ */
 extern "C" noipa long ur_cxx_f3(long x)
 {
-	if (__atomic_load_n(&ur_cxx_throw, __ATOMIC_RELAXED))
+	int t = __atomic_load_n(&ur_cxx_throw, __ATOMIC_RELAXED);
+
+	if (t == 2 && ur_cxx_f3_hook)
+		t = ur_cxx_f3_hook();
+	if (t)
 		throw x + 1000;
 	return x + 1;
 }
