@@ -480,12 +480,12 @@ cmd_run() {
 }
 
 # ---------------------------------------------------------------- lint
-# checkpatch --strict and kernel-doc on every C file and header we own.
+# checkpatch --strict and kernel-doc on every C file, header and assembly file we own.
 cmd_lint() {
 	extract_stock
 	local f files=() bad=0 out
 	while read -r f; do files+=("$f"); done < <(cd "$TOP" && git ls-files --cached --others --exclude-standard -- \
-		'kernel/*.[ch]' 'include/*.h' 'arch/*.[ch]' 'wip/*.[ch]' 'tools/testing/selftests/uprobes/*.[ch]' | sort -u)
+		'kernel/*.[ch]' 'include/*.h' 'arch/*.[chS]' 'wip/*.[ch]' 'tools/testing/selftests/uprobes/*.[chS]' | sort -u)
 	[ ${#files[@]} -gt 0 ] || { say "lint: no C files yet"; return 0; }
 	for f in "${files[@]}"; do
 		[ -f "$TOP/$f" ] || continue
