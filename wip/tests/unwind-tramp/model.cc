@@ -17,7 +17,11 @@ static void hijack(uintptr_t *slot)
 	int i = next_slot++ % 16;
 
 	ut_table[i] = *slot;
+#ifdef VDSO_LAYOUT
+	*slot = (uintptr_t)(ut_stubs + 16 * i);
+#else
 	*slot = (uintptr_t)(ut_stubs + 8 * i);
+#endif
 }
 
 #define HIJACK() hijack((uintptr_t *)__builtin_frame_address(0) + 1)
