@@ -2217,6 +2217,24 @@ notice:
 
 /* ------------------------------------------------------- hit path */
 
+/*
+ * Is the int3 at @bp one that a return of current reaches (the trampoline's
+ * or the architecture's)? Only a task with pending returns can get there
+ * legitimately, which keeps the check off the path of plain hits. *@slot:
+ * the user address of the trampoline slot, 0 if the mm has no XOL area.
+ */
+static bool is_return_trap(struct mm_struct *mm, unsigned long bp,
+			   unsigned long *slot)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!utask || !utask->return_instances)
+		return false;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	*slot = trampoline_vaddr(smp_load_acquire(&mm->uprobes_state.xol_area));
+	return arch_uretprobe_is_trap(*slot, bp);
+}
+
 /**
  * uprobe_int3_hit - an int3 trapped in user mode: is it ours?
  * @regs: the user registers (ip just after the int3)
@@ -2230,17 +2248,14 @@ notice:
 bool uprobe_int3_hit(struct pt_regs *regs)
 {
 	struct mm_struct *mm = current->mm;
-	unsigned long bp = arch_uprobe_swbp_addr(regs);
-	struct xol_area *area;
+	unsigned long bp = arch_uprobe_swbp_addr(regs), slot;
 	struct uprobes_mm *um;
 	struct uprobe_site *site;
 	bool ours;
 
 	if (!mm)
 		return false;
-	/* Pairs with smp_store_release() in get_xol_area(). */
-	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	if (arch_uretprobe_is_trap(trampoline_vaddr(area), bp)) {
+	if (is_return_trap(mm, bp, &slot)) {
 		set_thread_flag(TIF_UPROBE);
 		return true;
 	}
@@ -2405,16 +2420,12 @@ static unsigned long return_addr_for(struct xol_area *area,
 	int i;
 
 	*stub = -1;
-	if (!arch_uretprobe_stub(regs, 0))
-		goto trampoline;
-	table = get_return_table(area);
-	if (!table)
-		goto trampoline;
 	i = get_return_stub(area);
 	if (i < 0)
 		goto trampoline;
 	addr = arch_uretprobe_stub(regs, i);
-	if (!addr) {
+	table = addr ? get_return_table(area) : NULL;
+	if (!table) {
 		clear_bit_unlock(i, area->ret_used);
 		goto trampoline;
 	}
@@ -2688,16 +2699,11 @@ static void handle_hit(struct pt_regs *regs)
 	unsigned int slot, hint;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	struct xol_area *area;
 	bool remove, want_return, foreign;
 	int idx;
 
-	/* Pairs with smp_store_release() in get_xol_area(). */
-	area = smp_load_acquire(&mm->uprobes_state.xol_area);
-	if (arch_uretprobe_is_trap(trampoline_vaddr(area), bp)) {
-		uprobe_handle_return(regs,
-				     arch_uretprobe_trap(trampoline_vaddr(area),
-							 regs));
+	if (is_return_trap(mm, bp, &slot_addr)) {
+		uprobe_handle_return(regs, arch_uretprobe_trap(slot_addr, regs));
 		return;
 	}
 	/* Whatever happens next starts at the probed instruction. */
