@@ -1,22 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
-#   make run | check | vm CMD='...' [EXTRA=dir] | shell | lint | kernel | deps | clean
+#   make run | check | bench | vm CMD='...' [EXTRA=dir] | shell | lint | kernel | deps | clean
 #   IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast), ICOUNT=1 (vm:
 #   one vCPU, guest clock counts guest instructions)
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG EXTRA TIMEOUT ICOUNT
+export IMPL CONFIG EXTRA TIMEOUT ICOUNT BENCH_IMPLS
 
 H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
 shquote = '$(subst ','\'',$(1))'
 
-.PHONY: all run check vm shell lint kernel selftests initramfs tree deps info summary clean
+.PHONY: all run check bench vm shell lint kernel selftests initramfs tree deps info summary clean
 
 all: check
 
-run check shell lint kernel selftests initramfs tree deps info summary:
+run check bench shell lint kernel selftests initramfs tree deps info summary:
 	@$(H) $@
 
 vm:

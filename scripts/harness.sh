@@ -3,7 +3,7 @@
 #
 # Build -> boot -> test harness for the uprobes patch series.
 #
-#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info|summary
+#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|info|summary
 #
 # Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
@@ -504,14 +504,53 @@ cmd_lint() {
 	fi
 }
 
+# ---------------------------------------------------------------- bench
+# Guest instructions per operation (scripts/bench/ubench.c), stock 6.1 beside ours: each kernel
+# (fast config) boots with QEMU -icount shift=0,sleep=off, where the guest clock counts guest
+# instructions, and runs the same static binary. The table goes to stdout and $B/bench/table.md.
+cmd_bench() {
+	local out=$B/bench impl t0=$SECONDS
+	mkdir -p "$out/guest"
+	gcc -static -O2 -Wall -o "$out/guest/ubench" "$TOP"/scripts/bench/ubench.c \
+		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
+	printf '#!/bin/sh\nexec ./ubench\n' >"$out/guest/run.sh"
+	CONFIG=fast
+	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
+	for impl in ${BENCH_IMPLS:-stock ours}; do
+		IMPL=$impl OBJ=$B/obj/$impl-fast LOGS=$B/logs/$impl-bench
+		info
+		cmd_kernel
+		cmd_initramfs
+		EXTRA=$out/guest ICOUNT=1 CMD='sh ./run.sh' boot cmd
+		tr -d '\r' <"$LOGS/out.log" | sed -n 's/^@@BENCH \(.*\)$/\1/p' >"$out/$impl.rows"
+		[ "$GUEST_RC" = 0 ] && tr -d '\r' <"$LOGS/out.log" | grep -q '^@@BENCH-END' ||
+			die "ubench did not finish under $impl (log: $LOGS/out.log)"
+		[ -z "$(console_problems)" ] || die "kernel reported problems under $impl: $LOGS/console.log"
+	done
+	{
+		echo "Guest instructions per operation (QEMU -icount shift=0, fast config, one vCPU);"
+		echo "hit rows: probed call minus unprobed call, event enabled, tracing_on 0 unless recording."
+		echo
+		echo "| operation | stock 6.1 | ours | ours/stock |"
+		echo "|---|---:|---:|---:|"
+		[ -f "$out/stock.rows" ] || : >"$out/stock.rows"
+		awk -F'|' 'NR == FNR { stock[$1] = $3; next }
+			{ s = stock[$1]; r = (s > 0) ? sprintf("%.2f", $3 / s) : "-"
+			  printf "| %s | %s | %s | %s |\n", $2, (s == "" ? "-" : s), $3, r }' \
+			"$out/stock.rows" "$out/ours.rows"
+	} >"$out/table.md"
+	cat "$out/table.md"
+	say "bench done in $((SECONDS - t0)) s; table in $out/table.md"
+}
+
 main() {
 	local c=${1:-}
-	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|info|summary"
+	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|info|summary"
 	case $c in
 	deps) cmd_deps ;;
 	info) extract_stock; info ;;
 	summary) summarise; echo "$PASSED passed, $FAILED failed, $SKIPPED skipped" ;;
-	tree|kernel|selftests|initramfs|vm|shell|check|run|lint)
+	tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench)
 		cmd_deps
 		take_lock
 		"cmd_$c"

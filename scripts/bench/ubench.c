@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ubench: guest instructions per uprobes operation, for make bench.
+ *
+ * Run in a guest booted with QEMU -icount shift=0,sleep=off (make bench
+ * does that): CLOCK_MONOTONIC then advances one nanosecond per guest
+ * instruction, so every figure is an instruction count, the same on every
+ * run however busy the host is. Statically linked, so that the same binary
+ * runs under every kernel. Probes its own code through uprobe_events.
+ *
+ * Output, one line per row: "@@BENCH key|label|value" (the harness builds
+ * the table from the rows of each kernel). Per-hit rows are the cost of a
+ * probed call minus that of the same call unprobed.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TR "/sys/kernel/tracing/"
+#define NCALLS		20000	/* calls per measurement */
+#define UB_MANY		10000	/* probe sites in ub_many */
+
+typedef void (*fn_t)(void);
+
+#define TARGET(name) void ub_##name(void); extern char ub_##name##_at[]
+TARGET(nop); TARGET(push); TARGET(pop); TARGET(mov); TARGET(add);
+TARGET(rip_load); TARGET(rip_store); TARGET(call); TARGET(jmp); TARGET(jcc);
+TARGET(ret); TARGET(retfn); TARGET(sdt); TARGET(many);
+void ub_leaf(void);
+extern unsigned short ub_sem;
+
+static const char *self;
+
+static void put(const char *file, const char *s, int append)
+{
+	int fd = open(file, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	size_t len = strlen(s);
+
+	if (fd < 0 || write(fd, s, len) != (ssize_t)len) {
+		fprintf(stderr, "ubench: writing '%.60s' to %s failed\n", s, file);
+		exit(1);
+	}
+	close(fd);
+}
+
+/* File offset of @addr in this program's own file mappings. */
+static unsigned long file_off(const void *addr)
+{
+	unsigned long a = (unsigned long)addr, lo, hi, off;
+	char line[512], path[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
+			   &off, path) == 4 && a >= lo && a < hi &&
+		    !strcmp(path, self)) {
+			fclose(f);
+			return a - lo + off;
+		}
+	}
+	fprintf(stderr, "ubench: %p is not in %s\n", addr, self);
+	exit(1);
+}
+
+static unsigned long long now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Instructions per call of @fn, after a warm-up. */
+static double per_call(fn_t fn)
+{
+	unsigned long long t0;
+	long i;
+
+	for (i = 0; i < NCALLS / 10; i++)
+		fn();
+	t0 = now();
+	for (i = 0; i < NCALLS; i++)
+		fn();
+	return (double)(now() - t0) / NCALLS;
+}
+
+static void getppid_loop(void)
+{
+	syscall(SYS_getppid);
+}
+
+static void row(const char *key, const char *label, double v)
+{
+	printf("@@BENCH %s|%s|%.0f\n", key, label, v);
+	fflush(stdout);
+}
+
+static void define(const char *kind, const char *ev, const void *at,
+		   const char *extra)
+{
+	char def[512];
+
+	snprintf(def, sizeof(def), "%s:ub/%s %s:%#lx%s\n", kind, ev, self,
+		 file_off(at), extra ? extra : "");
+	put(TR "uprobe_events", def, 1);
+}
+
+/* The hit rows of one target: tracing off, then recording. */
+static void hit(const char *name, const char *label, fn_t fn, const void *at)
+{
+	char key[64], lab[128];
+	double off = per_call(fn);
+
+	define("p", name, at, NULL);
+	put(TR "events/ub/enable", "1", 0);
+	put(TR "tracing_on", "0", 0);
+	snprintf(key, sizeof(key), "hit_%s", name);
+	snprintf(lab, sizeof(lab), "hit: %s", label);
+	row(key, lab, per_call(fn) - off);
+	put(TR "tracing_on", "1", 0);
+	snprintf(key, sizeof(key), "rec_%s", name);
+	snprintf(lab, sizeof(lab), "hit, recording: %s", label);
+	row(key, lab, per_call(fn) - off);
+	put(TR "tracing_on", "0", 0);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+}
+
+static void return_rows(void)
+{
+	double off = per_call(ub_retfn);
+
+	define("p", "retfn", ub_retfn_at, NULL);
+	define("r", "retfn_r", ub_retfn_at, NULL);
+	put(TR "events/ub/enable", "1", 0);
+	row("ret_pair", "probe + return probe: nop; ret", per_call(ub_retfn) - off);
+	put(TR "tracing_on", "1", 0);
+	row("rec_ret_pair", "probe + return probe, recording",
+	    per_call(ub_retfn) - off);
+	put(TR "tracing_on", "0", 0);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+}
+
+static void sdt_rows(void)
+{
+	char ref[64];
+	double leaf = per_call(ub_leaf);
+
+	row("sdt_off", "SDT marker, not traced: the guard",
+	    per_call(ub_sdt) - leaf);
+	snprintf(ref, sizeof(ref), "(%#lx)", file_off(&ub_sem));
+	/* the reference counter goes after the offset: PATH:OFF(REF) */
+	define("p", "sdt", ub_sdt_at, ref);
+	put(TR "events/ub/enable", "1", 0);
+	if (!ub_sem)
+		fprintf(stderr, "ubench: the SDT semaphore stayed 0\n");
+	row("sdt_on", "SDT marker, traced", per_call(ub_sdt) - leaf);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+}
+
+/* Define @n probes on ub_many's nops as ub_m/m<i>, a few lines a write. */
+static void define_many(int n)
+{
+	char buf[4096];
+	unsigned long base = file_off(ub_many_at);
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		len += snprintf(buf + len, sizeof(buf) - len,
+				"p:ub_m/m%d %s:%#lx\n", i, self, base + i);
+		if (len > sizeof(buf) - 512 || i == n - 1) {
+			put(TR "uprobe_events", buf, 1);
+			len = 0;
+		}
+	}
+}
+
+/* Register and unregister @n probes with the binary mapped by @procs. */
+static void reg_rows(int n, int procs)
+{
+	pid_t kids[64];
+	int p[2], i, status;
+	unsigned long long t0;
+	char key[64], lab[128];
+	double on, off;
+
+	if (pipe(p))
+		exit(1);
+	for (i = 0; i < procs - 1; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			char c;
+
+			close(p[1]);
+			_exit(read(p[0], &c, 1) < 0);
+		}
+	}
+	close(p[0]);
+	define_many(n);
+	t0 = now();
+	put(TR "events/ub_m/enable", "1", 0);
+	on = (double)(now() - t0) / n;
+	t0 = now();
+	put(TR "events/ub_m/enable", "0", 0);
+	off = (double)(now() - t0) / n;
+	put(TR "uprobe_events", "", 0);
+	close(p[1]);
+	for (i = 0; i < procs - 1; i++)
+		waitpid(kids[i], &status, 0);
+	snprintf(key, sizeof(key), "reg_%d_%d", n, procs);
+	snprintf(lab, sizeof(lab), "register %d probe%s, %d process%s (per probe)",
+		 n, n > 1 ? "s" : "", procs, procs > 1 ? "es" : "");
+	row(key, lab, on);
+	snprintf(key, sizeof(key), "unreg_%d_%d", n, procs);
+	snprintf(lab, sizeof(lab), "unregister %d probe%s, %d process%s (per probe)",
+		 n, n > 1 ? "s" : "", procs, procs > 1 ? "es" : "");
+	row(key, lab, off);
+}
+
+int main(void)
+{
+	static const int nprobes[] = { 1, 100, UB_MANY };
+	unsigned int i;
+
+	self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		return 1;
+	put(TR "events/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+	put(TR "tracing_on", "0", 0);
+	row("loop", "loop: call of an unprobed function", per_call(ub_leaf));
+	row("getppid", "getppid() (a kernel round trip)", per_call(getppid_loop));
+	hit("nop", "nop", ub_nop, ub_nop_at);
+	hit("push", "push %rbp", ub_push, ub_push_at);
+	hit("pop", "pop %rbp", ub_pop, ub_pop_at);
+	hit("mov", "mov %rdi,%rax", ub_mov, ub_mov_at);
+	hit("add", "add $1,%rax", ub_add, ub_add_at);
+	hit("rip_load", "mov x(%rip),%rax", ub_rip_load, ub_rip_load_at);
+	hit("rip_store", "mov %rax,x(%rip)", ub_rip_store, ub_rip_store_at);
+	hit("call", "call rel32", ub_call, ub_call_at);
+	hit("jmp", "jmp", ub_jmp, ub_jmp_at);
+	hit("jcc", "jz (taken)", ub_jcc, ub_jcc_at);
+	hit("ret", "ret", ub_ret, ub_ret_at);
+	return_rows();
+	sdt_rows();
+	for (i = 0; i < sizeof(nprobes) / sizeof(nprobes[0]); i++) {
+		reg_rows(nprobes[i], 1);
+		reg_rows(nprobes[i], 50);
+	}
+	printf("@@BENCH-END\n");
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe targets of ubench: each ub_<name> is a function whose probed
+ * instruction is at ub_<name>_at (its first instruction unless said
+ * otherwise), followed by what returns to the caller.
+ */
+	.data
+	.balign	8
+	.globl	ub_var
+ub_var:	.quad	1
+
+	.text
+	.macro	target name
+	.globl	ub_\name, ub_\name\()_at
+	.type	ub_\name, @function
+	.balign	16
+ub_\name:
+	.endm
+
+	.macro	at name
+ub_\name\()_at:
+	.endm
+
+	target	nop
+	at	nop
+	nop
+	ret
+
+	target	push
+	at	push
+	push	%rbp
+	pop	%rbp
+	ret
+
+	target	pop
+	push	%rbp
+	at	pop
+	pop	%rbp
+	ret
+
+	target	mov
+	at	mov
+	mov	%rdi, %rax
+	ret
+
+	target	add
+	at	add
+	add	$1, %rax
+	ret
+
+	target	rip_load
+	at	rip_load
+	mov	ub_var(%rip), %rax
+	ret
+
+	target	rip_store
+	at	rip_store
+	mov	%rax, ub_var(%rip)
+	ret
+
+	target	call
+	at	call
+	call	ub_leaf
+	ret
+
+	target	jmp
+	at	jmp
+	jmp	ub_leaf
+
+	target	jcc
+	xor	%eax, %eax
+	at	jcc
+	jz	ub_leaf
+	ret
+
+	target	ret
+	at	ret
+	ret
+
+	/* probe + return probe on a small function */
+	target	retfn
+	at	retfn
+	nop
+	ret
+
+	/* called by call and jmp */
+	.globl	ub_leaf
+ub_leaf:
+	ret
+
+	/* an SDT-style marker guarded by the semaphore ub_sem */
+	target	sdt
+	cmpw	$0, ub_sem(%rip)
+	je	1f
+	at	sdt
+	nop
+1:	ret
+
+	/* UB_MANY probe sites in a row, for the registration rows */
+	target	many
+	at	many
+	.rept	10000
+	nop
+	.endr
+	ret
+
+	.data
+	.globl	ub_sem
+	.balign	2
+ub_sem:	.short	0
+
+	.section .note.GNU-stack, "", @progbits
