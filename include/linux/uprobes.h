@@ -161,6 +161,9 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 		 struct uprobe_consumer *uc, bool add);
 void uprobe_unregister(struct inode *inode, loff_t offset,
 		       struct uprobe_consumer *uc);
+unsigned long uprobe_unregister_nosync(struct inode *inode, loff_t offset,
+				       struct uprobe_consumer *uc);
+void uprobe_unregister_wait(unsigned long cookie);
 int uprobe_get_stats(struct inode *inode, loff_t offset,
 		     struct uprobe_stats *stats);
 void uprobe_synchronize(void);
@@ -241,6 +244,17 @@ static inline int uprobe_apply(struct inode *inode, loff_t offset,
 
 static inline void uprobe_unregister(struct inode *inode, loff_t offset,
 				     struct uprobe_consumer *uc)
+{
+}
+
+static inline unsigned long
+uprobe_unregister_nosync(struct inode *inode, loff_t offset,
+			 struct uprobe_consumer *uc)
+{
+	return 0;
+}
+
+static inline void uprobe_unregister_wait(unsigned long cookie)
 {
 }
 

@@ -122,7 +122,9 @@
  *   reader that still saw the site. Unregister unlinks the consumer with
  *   list_del_rcu() and then waits in synchronize_srcu() before returning,
  *   so once uprobe_unregister() returns no handler of that consumer runs or
- *   will run. A task that leaves SRCU to step takes its own reference.
+ *   will run. uprobe_unregister_nosync() leaves that wait to the caller
+ *   (uprobe_unregister_wait()), so that a run of unregistrations waits for
+ *   one grace period, not one each. A task that leaves SRCU to step takes its own reference.
  *
  * Locks, in the order they nest
  *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
@@ -1244,17 +1246,13 @@ int uprobe_register(struct inode *inode, loff_t offset,
 }
 EXPORT_SYMBOL_GPL(uprobe_register);
 
-/**
- * uprobe_unregister - remove a consumer from the probe at @inode:@offset
- * @inode: the probed file
- * @offset: file offset of the probed instruction
- * @uc: the consumer, as registered
- *
- * On return no handler of @uc runs any more, and the breakpoint is gone
- * from every mm where no remaining consumer wants it.
+/*
+ * Remove @uc from the probe at @inode:@offset and the breakpoint from every
+ * mm where no remaining consumer wants it; handlers of @uc may still be
+ * running. Drops the consumers' reference with the last consumer.
  */
-void uprobe_unregister(struct inode *inode, loff_t offset,
-		       struct uprobe_consumer *uc)
+static void __unregister(struct inode *inode, loff_t offset,
+			 struct uprobe_consumer *uc)
 {
 	struct uprobe *uprobe = find_uprobe(inode, offset);
 	bool last;
@@ -1268,13 +1266,65 @@ void uprobe_unregister(struct inode *inode, loff_t offset,
 	__sync_maps(uprobe, UPROBE_FILTER_UNREGISTER);
 	mutex_unlock(&uprobe->reg_lock);
 	percpu_up_write(&dup_mmap_sem);
-	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
-	synchronize_srcu(&uprobes_srcu);
+	/* Freed through SRCU: handlers still running keep it valid. */
 	if (last)
 		put_uprobe(uprobe);	/* the consumers' reference */
 	put_uprobe(uprobe);
 }
+
+/**
+ * uprobe_unregister - remove a consumer from the probe at @inode:@offset
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @uc: the consumer, as registered
+ *
+ * On return no handler of @uc runs any more, and the breakpoint is gone
+ * from every mm where no remaining consumer wants it.
+ */
+void uprobe_unregister(struct inode *inode, loff_t offset,
+		       struct uprobe_consumer *uc)
+{
+	__unregister(inode, offset, uc);
+	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
+	synchronize_srcu(&uprobes_srcu);
+}
 EXPORT_SYMBOL_GPL(uprobe_unregister);
+
+/**
+ * uprobe_unregister_nosync - uprobe_unregister() without the wait
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @uc: the consumer, as registered
+ *
+ * For a caller unregistering many consumers in a row: handlers of @uc may
+ * still be running on return. Before @uc is freed, registered again, or
+ * what its handlers use is freed, pass the result to uprobe_unregister_wait().
+ *
+ * Return: a cookie for uprobe_unregister_wait().
+ */
+unsigned long uprobe_unregister_nosync(struct inode *inode, loff_t offset,
+				       struct uprobe_consumer *uc)
+{
+	__unregister(inode, offset, uc);
+	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
+	return start_poll_synchronize_srcu(&uprobes_srcu);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
+
+/**
+ * uprobe_unregister_wait - wait for the handlers of a nosync unregister
+ * @cookie: what uprobe_unregister_nosync() returned
+ *
+ * On return no handler of that consumer runs any more. The grace periods
+ * started by a run of uprobe_unregister_nosync() calls end together, so
+ * waiting for each cookie in turn waits about once.
+ */
+void uprobe_unregister_wait(unsigned long cookie)
+{
+	if (!poll_state_synchronize_srcu(&uprobes_srcu, cookie))
+		synchronize_srcu(&uprobes_srcu);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_wait);
 
 /**
  * uprobe_apply - re-evaluate @uc's filter over the current mappings

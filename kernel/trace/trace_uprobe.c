@@ -36,8 +36,12 @@
  *   - A trace_uprobe lives from its definition until its deletion (or, for
  *     perf's local ones, destroy_local_trace_uprobe()). Its consumer is
  *     registered with the core only while the event is enabled (by a trace
- *     file or by perf); uprobe_unregister() returns only once no handler of
- *     it runs, so a disabled trace_uprobe is never seen by a handler.
+ *     file or by perf). Disabling does not wait for the handlers still
+ *     running (uprobe_unregister_nosync()), so that disabling a group of
+ *     many events waits for one grace period, not one per event: they
+ *     find no trace file left and record nothing. Before anything they
+ *     use is freed (perf's buffers, the event, the trace_uprobe) or the
+ *     consumer is registered again, wait_unregistered() waits for them.
  *   - Deletion is refused (-EBUSY) while the event is enabled or perf holds
  *     it; a sibling of an enabled event is unregistered first, then freed.
  *   - Trace file links are freed by RCU; handlers read them under
@@ -128,6 +132,9 @@ struct uprobe_record_head {
  * @ref_ctr_offset: file offset of the SDT counter, 0 for none
  * @nhits: per-CPU count of handler calls
  * @registered: @consumer is registered with the core
+ * @unreg_pending: @consumer was unregistered without waiting for its
+ *	handlers
+ * @unreg_cookie: the core's cookie to wait for them
  * @stats_start: the core's counts for the probe when @consumer was
  *	registered (the core's probe may serve other consumers too)
  * @stats_done: the core's counts over the earlier registrations
@@ -145,6 +152,8 @@ struct trace_uprobe {
 	unsigned long ref_ctr_offset;
 	unsigned long __percpu *nhits;
 	bool registered;
+	bool unreg_pending;
+	unsigned long unreg_cookie;
 	struct uprobe_stats stats_start;
 	struct uprobe_stats stats_done;
 	int text_room;
@@ -724,12 +733,23 @@ static void tu_stats(struct trace_uprobe *tu,
 		stats_add_delta(st, &now, &tu->stats_start);
 }
 
+/* No handler of @tu's consumer runs any more. */
+static void wait_unregistered(struct trace_uprobe *tu)
+{
+	if (!tu->unreg_pending)
+		return;
+	uprobe_unregister_wait(tu->unreg_cookie);
+	tu->unreg_pending = false;
+}
+
 static int register_probe(struct trace_uprobe *tu)
 {
 	int ret;
 
 	if (tu->registered)
 		return 0;
+	/* a handler still on the old registration may follow uc's links */
+	wait_unregistered(tu);
 	/* zeroes when the core creates the probe for us */
 	uprobe_get_stats(tu->inode, tu->offset, &tu->stats_start);
 	ret = uprobe_register_refctr(tu->inode, tu->offset, tu->ref_ctr_offset,
@@ -744,7 +764,9 @@ static void unregister_probe(struct trace_uprobe *tu)
 		return;
 	/* before: the core frees the probe with its last consumer */
 	tu_stats(tu, &tu->stats_done);
-	uprobe_unregister(tu->inode, tu->offset, &tu->consumer);
+	tu->unreg_cookie = uprobe_unregister_nosync(tu->inode, tu->offset,
+						    &tu->consumer);
+	tu->unreg_pending = true;
 	tu->registered = false;
 }
 
@@ -776,6 +798,15 @@ static void unregister_event_probes(struct trace_probe *tp)
 
 	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list)
 		unregister_probe(tu);
+}
+
+/* Wait for the handlers of @tp's probes unregistered without waiting. */
+static void wait_event_unregistered(struct trace_probe *tp)
+{
+	struct trace_uprobe *tu;
+
+	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list)
+		wait_unregistered(tu);
 }
 
 /* The filter changed: install (@add) or remove breakpoints to match it. */
@@ -864,10 +895,14 @@ static int event_disable(struct trace_event_call *call,
 			return 0;
 		}
 	}
-	if (trace_probe_is_enabled(tp))
+	if (trace_probe_is_enabled(tp)) {
 		apply_event_probes(tp, false);	/* perf targets only now */
-	else
+	} else {
 		unregister_event_probes(tp);
+		/* perf frees call->perf_events next, which perf_hit() reads */
+		if (!file)
+			wait_event_unregistered(tp);
+	}
 	return 0;
 }
 
@@ -1106,6 +1141,7 @@ static void tu_free(struct trace_uprobe *tu)
 {
 	if (!tu)
 		return;
+	wait_unregistered(tu);
 	path_put(&tu->path);
 	trace_probe_cleanup(&tu->tp);
 	kfree(tu->filename);
@@ -1251,6 +1287,8 @@ static int delete_definition(struct trace_uprobe *tu)
 			return -EBUSY;
 		if (trace_event_dyn_busy(call))
 			return -EBUSY;
+		/* late handlers may still hold the event's trace files */
+		wait_event_unregistered(&tu->tp);
 		ret = trace_probe_unregister_event_call(&tu->tp);
 		if (ret)
 			return ret;
