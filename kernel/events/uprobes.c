@@ -124,7 +124,8 @@
  *   so once uprobe_unregister() returns no handler of that consumer runs or
  *   will run. uprobe_unregister_nosync() leaves that wait to the caller
  *   (uprobe_unregister_wait()), so that a run of unregistrations waits for
- *   one grace period, not one each. A task that leaves SRCU to step takes its own reference.
+ *   one grace period, not one each. A task that leaves SRCU to step takes
+ *   its own reference.
  *
  * Locks, in the order they nest
  *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
@@ -1750,7 +1751,7 @@ void uprobe_clear_state(struct mm_struct *mm)
  *	first use: slot i holds the real return address of the pending return
  *	instance that owns the architecture's return stub i
  * @ret_used: which return stubs (and table slots) are owned; a bit is taken
- *	with test_and_set_bit() and given back with clear_bit_unlock()
+ *	with test_and_set_bit_lock() and given back with clear_bit_unlock()
  *
  * A slot holds an instruction recipe that depends only on the original
  * instruction at the probed vaddr, so all threads share it, and it is never
@@ -1910,6 +1911,12 @@ static int get_return_stub(struct xol_area *area)
 			return -1;
 	} while (test_and_set_bit_lock(i, area->ret_used));
 	return i;
+}
+
+/* Give back stub @i of @area; its table slot may be rewritten from now. */
+static void release_return_stub(struct xol_area *area, int i)
+{
+	clear_bit_unlock(i, area->ret_used);
 }
 
 /*
@@ -2119,7 +2126,7 @@ static void put_return_stub(struct return_instance *ri)
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
 	if (!WARN_ON_ONCE(!area))
-		clear_bit_unlock(ri->stub, area->ret_used);
+		release_return_stub(area, ri->stub);
 	ri->stub = -1;
 }
 
@@ -2270,8 +2277,9 @@ notice:
 /*
  * Is the int3 at @bp one that a return of current reaches (the trampoline's
  * or the architecture's)? Only a task with pending returns can get there
- * legitimately, which keeps the check off the path of plain hits. *@slot:
- * the user address of the trampoline slot, 0 if the mm has no XOL area.
+ * legitimately, which keeps the check off the path of plain hits (without
+ * any, that int3 is not taken for a return). *@slot: the user address of
+ * the trampoline slot, 0 if the mm has no XOL area.
  */
 static bool is_return_trap(struct mm_struct *mm, unsigned long bp,
 			   unsigned long *slot)
@@ -2476,7 +2484,7 @@ static unsigned long return_addr_for(struct xol_area *area,
 	addr = arch_uretprobe_stub(regs, i);
 	table = addr ? get_return_table(area) : NULL;
 	if (!table) {
-		clear_bit_unlock(i, area->ret_used);
+		release_return_stub(area, i);
 		goto trampoline;
 	}
 	/* Read by unwinders of this task only, after they find the stub. */

@@ -1524,6 +1524,18 @@ static unsigned long aup_vdso(const struct vdso_image **image)
 	return (unsigned long)ctx->vdso;
 }
 
+/* The user address of current's first return stub, or 0; *@bytes: all. */
+static unsigned long aup_vdso_stubs(unsigned long *bytes)
+{
+	const struct vdso_image *image;
+	unsigned long vdso = aup_vdso(&image);
+
+	if (!vdso)
+		return 0;
+	*bytes = image->sym_uretprobe_stubs_end - image->sym_uretprobe_stubs;
+	return vdso + image->sym_uretprobe_stubs;
+}
+
 /* The address of the syscall end of the vDSO's common code, or 0. */
 static unsigned long aup_vdso_syscall_end(void)
 {
@@ -1588,19 +1600,14 @@ unsigned long arch_uretprobe_trampoline(unsigned long slot,
 unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i)
 {
 #ifdef CONFIG_X86_64
-	const struct vdso_image *image;
-	unsigned long vdso, n;
+	unsigned long stubs, bytes;
 
 	if (aup_mode(regs) != AUP_MODE_64)
 		return 0;
-	vdso = aup_vdso(&image);
-	if (!vdso)
+	stubs = aup_vdso_stubs(&bytes);
+	if (!stubs || i >= bytes / AUP_STUB_BYTES)
 		return 0;
-	n = (image->sym_uretprobe_stubs_end - image->sym_uretprobe_stubs) /
-	    AUP_STUB_BYTES;
-	if (i >= min(n, PAGE_SIZE / sizeof(long)))
-		return 0;
-	return vdso + image->sym_uretprobe_stubs + i * AUP_STUB_BYTES;
+	return stubs + i * AUP_STUB_BYTES;
 #else
 	return 0;
 #endif
@@ -1616,11 +1623,9 @@ unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i)
 bool arch_uretprobe_is_return_addr(unsigned long slot, unsigned long addr)
 {
 #ifdef CONFIG_X86_64
-	const struct vdso_image *image;
-	unsigned long vdso = aup_vdso(&image);
+	unsigned long bytes, stubs = aup_vdso_stubs(&bytes);
 
-	if (vdso && addr - (vdso + image->sym_uretprobe_stubs) <
-		    image->sym_uretprobe_stubs_end - image->sym_uretprobe_stubs)
+	if (stubs && addr - stubs < bytes)
 		return true;
 #endif
 	return addr == slot || addr == slot + AUP_TRAMP_32;
