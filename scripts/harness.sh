@@ -513,7 +513,6 @@ cmd_bench() {
 	mkdir -p "$out/guest"
 	gcc -static -O2 -Wall -o "$out/guest/ubench" "$TOP"/scripts/bench/ubench.c \
 		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
-	printf '#!/bin/sh\nexec ./ubench\n' >"$out/guest/run.sh"
 	CONFIG=fast
 	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
 	for impl in ${BENCH_IMPLS:-stock ours}; do
@@ -521,7 +520,7 @@ cmd_bench() {
 		info
 		cmd_kernel
 		cmd_initramfs
-		EXTRA=$out/guest ICOUNT=1 CMD='sh ./run.sh' boot cmd
+		EXTRA=$out/guest ICOUNT=1 CMD=./ubench boot cmd
 		tr -d '\r' <"$LOGS/out.log" | sed -n 's/^@@BENCH \(.*\)$/\1/p' >"$out/$impl.rows"
 		[ "$GUEST_RC" = 0 ] && tr -d '\r' <"$LOGS/out.log" | grep -q '^@@BENCH-END' ||
 			die "ubench did not finish under $impl (log: $LOGS/out.log)"
