@@ -517,17 +517,21 @@ static void record_to_file(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 	trace_event_buffer_commit(&fbuffer);
 }
 
-/* Record a hit in every trace instance where the event is enabled. */
-static void trace_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+/* Does @file run triggers, or filter, before it records a hit? */
+static bool file_checks_first(struct trace_event_file *file)
+{
+	return file->flags & (EVENT_FILE_FL_TRIGGER_MODE |
+			      EVENT_FILE_FL_SOFT_DISABLED |
+			      EVENT_FILE_FL_PID_FILTER);
+}
+
+/* trace_hit() with a file to record in or to run the triggers of. */
+static noinline void trace_hit_files(struct trace_uprobe *tu,
+				     struct uprobe_fetch *uf, bool wanted)
 {
 	struct event_file_link *link;
 	struct uprobe_record rec;
-	bool wanted = false;
 
-	rcu_read_lock();
-	trace_probe_for_each_link_rcu(link, &tu->tp)
-		wanted |= file_records(link->file);
-	rcu_read_unlock();
 	/* The fetch may fault and sleep: outside the RCU section. */
 	if (wanted && fetch_record(tu, uf, &rec, UPROBE_MAX_TRACE_RECORD))
 		wanted = false;
@@ -543,6 +547,27 @@ static void trace_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
 	rcu_read_unlock();
 	if (wanted)
 		free_record(&rec);
+}
+
+/*
+ * Record a hit in every trace instance where the event is enabled. With
+ * tracing off and no triggers that is nothing, and costs one look at the
+ * files: the record (a few hundred bytes the compiler may zero) stays
+ * off this path.
+ */
+static void trace_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+	struct event_file_link *link;
+	bool wanted = false, checks = false;
+
+	rcu_read_lock();
+	trace_probe_for_each_link_rcu(link, &tu->tp) {
+		wanted |= file_records(link->file);
+		checks |= file_checks_first(link->file);
+	}
+	rcu_read_unlock();
+	if (wanted || checks)
+		trace_hit_files(tu, uf, wanted);
 }
 
 /* --------------------------------------------------------- perf output */
