@@ -226,7 +226,48 @@ static void reg_rows(int n, int procs)
 	row(key, lab, off);
 }
 
-int main(void)
+static const struct {
+	const char *name;
+	fn_t fn;
+	const char *at;
+} targets[] = {
+	{ "nop", ub_nop, ub_nop_at }, { "push", ub_push, ub_push_at },
+	{ "pop", ub_pop, ub_pop_at }, { "mov", ub_mov, ub_mov_at },
+	{ "add", ub_add, ub_add_at },
+	{ "rip_load", ub_rip_load, ub_rip_load_at },
+	{ "rip_store", ub_rip_store, ub_rip_store_at },
+	{ "call", ub_call, ub_call_at }, { "jmp", ub_jmp, ub_jmp_at },
+	{ "jcc", ub_jcc, ub_jcc_at }, { "ret", ub_ret, ub_ret_at },
+	{ "retfn", ub_retfn, ub_retfn_at },
+};
+
+/*
+ * "ubench spin TARGET N [r]": N calls of a probed target (with a return
+ * probe too if r), for profiling the hit path (perf record -a around it).
+ */
+static int spin(char **argv)
+{
+	unsigned int i;
+	long n = atol(argv[3]), k;
+
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		if (!strcmp(argv[2], targets[i].name))
+			break;
+	if (i == sizeof(targets) / sizeof(targets[0]))
+		return 1;
+	put(TR "uprobe_events", "", 0);
+	define("p", targets[i].name, targets[i].at, NULL);
+	if (argv[4])
+		define("r", "ret", targets[i].at, NULL);
+	put(TR "events/ub/enable", "1", 0);
+	for (k = 0; k < n; k++)
+		targets[i].fn();
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static const int nprobes[] = { 1, 100, UB_MANY };
 	unsigned int i;
@@ -234,6 +275,8 @@ int main(void)
 	self = realpath("/proc/self/exe", NULL);
 	if (!self)
 		return 1;
+	if (argc >= 4 && !strcmp(argv[1], "spin"))
+		return spin(argv);
 	put(TR "events/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
 	put(TR "tracing_on", "0", 0);
