@@ -94,15 +94,12 @@ struct return_instance;
 /**
  * enum uprobe_task_state - where a task is in handling a probe hit
  * @UTASK_RUNNING: not handling a hit
- * @UTASK_HIT: an int3 of ours trapped; the hit is handled on the way back
- *	to user mode (uprobe_notify_resume())
  * @UTASK_SSTEP: running the instruction copy out of line, with TF set
  * @UTASK_SSTEP_DONE: the step trapped; fix-ups run on the way back to user
  *	mode
  */
 enum uprobe_task_state {
 	UTASK_RUNNING,
-	UTASK_HIT,
 	UTASK_SSTEP,
 	UTASK_SSTEP_DONE,
 };
@@ -193,6 +190,7 @@ void uprobes_init(void);
 /* Called by the architecture's trap handlers. */
 bool uprobe_int3_hit(struct pt_regs *regs);
 bool uprobe_sstep_done(struct pt_regs *regs);
+bool uprobe_trap_int3(struct pt_regs *regs);
 
 /* Implemented by the architecture for the core. */
 int arch_uprobe_analyze_insn(struct arch_uprobe *auprobe,
@@ -201,6 +199,11 @@ bool arch_uprobe_emulate(struct arch_uprobe *auprobe, struct pt_regs *regs);
 int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
 			  unsigned long slot_vaddr, unsigned long vaddr);
 int arch_uprobe_pre_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+bool arch_uprobe_boost(struct arch_uprobe *auprobe, struct pt_regs *regs,
+		       unsigned long slot_vaddr);
+unsigned long arch_uprobe_boost_resume(const void *slot,
+				       unsigned long slot_vaddr,
+				       unsigned long ip, unsigned long vaddr);
 int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 bool arch_uprobe_xol_was_trapped(struct task_struct *t);
@@ -335,6 +338,11 @@ static inline bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 static inline struct page *uprobe_return_table(struct mm_struct *mm)
 {
 	return NULL;
+}
+
+static inline bool uprobe_trap_int3(struct pt_regs *regs)
+{
+	return false;
 }
 
 static inline void uprobes_init(void)

@@ -46,9 +46,14 @@
  *   - uprobe_munmap() only marks sites detached; uprobe_mmap() re-attaches
  *     them (split/merge: the int3 is still there) or settles them (the text
  *     went away), and a hit on an int3 that mremap() moved adopts it.
+ *   - The hit is handled in the int3 trap itself (x86 asks us before the
+ *     die notifiers, patches/0006), not flagged for a second pass on the
+ *     way back to user mode.
  *   - XOL slots are shared by all threads of an mm and keyed by probed
- *     vaddr, so repeated hits reuse the slot with no lock (the booster can
- *     later run them without a trap).
+ *     vaddr, so repeated hits reuse the slot with no lock, and boosted: an
+ *     instruction that needs no fix-up runs in its slot followed by a jump
+ *     back, with no step trap (one trap per hit). Slots are reused only
+ *     once no task can be in them (struct xol_area).
  *   - A probe that cannot go anywhere it is asked for (only shared,
  *     writable or hugetlb executable mappings) fails registration with
  *     -EOPNOTSUPP; refused mappings are always reported.
@@ -112,9 +117,8 @@
  *     no reference; only the dying mm's page tables still point at it).
  *
  * Why the hit path is safe against a concurrent unregister
- *   uprobe_int3_hit() (IRQs off) only asks, under RCU, whether the mm has a
- *   site at the address, and defers to uprobe_notify_resume(). There,
- *   handle_hit() enters uprobes_srcu, then loads the site under RCU and
+ *   uprobe_int3_hit() (called by the trap) enables interrupts and calls
+ *   handle_hit(), which enters uprobes_srcu, then loads the site under RCU and
  *   reads site->uprobe: a site is freed only after an RCU grace period, and
  *   the uprobe it points to only by call_srcu() once its last reference is
  *   gone; the site's reference is dropped only after the site left the
@@ -125,7 +129,10 @@
  *   will run. uprobe_unregister_nosync() leaves that wait to the caller
  *   (uprobe_unregister_wait()), so that a run of unregistrations waits for
  *   one grace period, not one each. A task that leaves SRCU to step takes
- *   its own reference.
+ *   its own reference. A miss in the site table with no VMA change is a
+ *   foreign int3 only if the int3 is still there: a probe removed between
+ *   the trap and the lookup restarts the task at the restored instruction
+ *   instead of sending it a SIGTRAP.
  *
  * Locks, in the order they nest
  *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
@@ -813,6 +820,7 @@ static void free_site_rcu(struct rcu_head *rcu)
 static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 			     unsigned long vaddr);
 static int remove_site(struct mm_struct *mm, struct uprobe_site *site);
+static void retire_slot(struct mm_struct *mm, unsigned long vaddr);
 
 /*
  * The SDT counter counts mms, not mappings: a probe's +1 in an mm is held
@@ -958,6 +966,7 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	}
 	hot_del(mm, um, site);
 	xa_erase(&um->sites, site->vaddr);
+	retire_slot(mm, site->vaddr);
 	put_uprobe(uprobe);
 	call_rcu(&site->rcu, free_site_rcu);
 	return 0;
@@ -1752,12 +1761,30 @@ void uprobe_clear_state(struct mm_struct *mm)
  *	instance that owns the architecture's return stub i
  * @ret_used: which return stubs (and table slots) are owned; a bit is taken
  *	with test_and_set_bit_lock() and given back with clear_bit_unlock()
+ * @retired: slots whose site went away (or whose vaddr now holds other
+ *	text), to be reused once nobody can be running in them; under @lock
+ * @retired_gp: SRCU cookie taken at the latest retirement
  *
  * A slot holds an instruction recipe that depends only on the original
  * instruction at the probed vaddr, so all threads share it, and it is never
- * rewritten while it is in use: a vaddr whose recipe changed (other text
- * mapped there) gets a fresh slot and the old one is retired, not reused,
- * since a thread may still be running in it.
+ * rewritten while anybody may be in it. Tasks run in a slot with no lock
+ * and no reference (a boosted hit returns to user mode there and jumps
+ * back by itself), so reuse is decided by where tasks can be, as the
+ * booster seed suggests ("check the ip"):
+ *   - a task enters a slot only by a hit that set its user ip there, in an
+ *     uprobes_srcu read section after it found the slot's owner;
+ *   - a retired slot has no owner, so once an SRCU grace period has passed
+ *     after its retirement no task can newly enter it;
+ *   - a task in a slot has its ip there in its saved user registers: it
+ *     got there by a return to user mode with that ip, and any kernel entry
+ *     while it is still inside saves an ip inside; only leaving by the
+ *     copy's own jump (or ret) takes it out, after which the saved ip is
+ *     stale but still in the slot (a false "busy", never a false "free");
+ *   - a signal frame never captures a slot address: signal delivery moves
+ *     the task out first (leave_boosted_slot()), and a stepping task holds
+ *     its signals back until the step is done.
+ * So __reuse_slot() takes a retired slot after its grace period if no
+ * task of the mm has its saved ip in it, which stays true for good.
  */
 struct xol_area {
 	struct vm_special_mapping mapping;
@@ -1772,6 +1799,8 @@ struct xol_area {
 	} owner[XOL_SLOTS];
 	struct page *ret_table;
 	DECLARE_BITMAP(ret_used, UPROBE_RETURN_STUBS);
+	DECLARE_BITMAP(retired, XOL_SLOTS);
+	unsigned long retired_gp;
 };
 
 /* Does @slot hold the recipe of @uprobe at @vaddr? */
@@ -1962,6 +1991,84 @@ static void *map_slot(struct xol_area *area, unsigned int slot,
 	       (slot * UPROBE_XOL_SLOT_BYTES) % PAGE_SIZE;
 }
 
+/* Slot @slot is no longer anybody's: reuse it once nobody can be in it. */
+static void __retire_slot(struct xol_area *area, unsigned int slot)
+{
+	lockdep_assert_held(&area->lock);
+	if (!slot || slot >= XOL_SLOTS)
+		return;
+	WRITE_ONCE(area->owner[slot].id, 0);	/* hints stop matching */
+	__set_bit(slot, area->retired);
+	area->retired_gp = start_poll_synchronize_srcu(&uprobes_srcu);
+}
+
+/**
+ * retire_slot - the site at @vaddr left @mm: retire its slot
+ * @mm: the mm, whose mmap_lock is held for write
+ * @vaddr: the site's address
+ */
+static void retire_slot(struct mm_struct *mm, unsigned long vaddr)
+{
+	struct xol_area *area = mm->uprobes_state.xol_area;
+	void *entry;
+
+	mmap_assert_write_locked(mm);
+	if (!area)
+		return;
+	mutex_lock(&area->lock);
+	entry = xa_erase(&area->slots, vaddr);
+	if (entry)
+		__retire_slot(area, xa_to_value(entry));
+	mutex_unlock(&area->lock);
+}
+
+/* Set in @busy the slots of @area that a task of @mm has its user ip in. */
+static void slots_in_use(struct mm_struct *mm, struct xol_area *area,
+			 unsigned long *busy)
+{
+	struct task_struct *g, *t;
+	unsigned long off;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (READ_ONCE(t->mm) != mm || (t->flags & PF_KTHREAD) ||
+		    !try_get_task_stack(t))
+			continue;
+		off = READ_ONCE(task_pt_regs(t)->ip) - area->vaddr;
+		put_task_stack(t);
+		if (off < XOL_PAGES * PAGE_SIZE)
+			__set_bit(off / UPROBE_XOL_SLOT_BYTES, busy);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * A retired slot of @area nobody can be in (see struct xol_area), taken
+ * off the retired set; 0 if none, and then *@wait if one may be after a
+ * grace period. Walks every task: only once all slots have been used.
+ */
+static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
+				 bool *wait)
+{
+	DECLARE_BITMAP(busy, XOL_SLOTS) = { };
+	unsigned int slot;
+
+	lockdep_assert_held(&area->lock);
+	if (bitmap_empty(area->retired, XOL_SLOTS))
+		return 0;
+	if (!poll_state_synchronize_srcu(&uprobes_srcu, area->retired_gp)) {
+		*wait = true;
+		return 0;
+	}
+	slots_in_use(mm, area, busy);
+	bitmap_andnot(busy, area->retired, busy, XOL_SLOTS);
+	slot = find_first_bit(busy, XOL_SLOTS);
+	if (slot >= XOL_SLOTS)
+		return 0;
+	__clear_bit(slot, area->retired);
+	return slot;
+}
+
 /*
  * The slot that runs @uprobe's instruction probed at @vaddr, filled on
  * first use; 0 when the area is full or unavailable. *@slot is a hint (the
@@ -1969,13 +2076,16 @@ static void *map_slot(struct xol_area *area, unsigned int slot,
  *
  * A slot's recipe depends only on the probe (its decoded instruction, never
  * changed once analysed), @vaddr and the slot's own address, and a used
- * slot is never rewritten, so a slot whose owner is (@uprobe, @vaddr) is
- * reused without a lock: that is every hit after the first in this mm.
+ * slot is never rewritten while in use, so a slot whose owner is (@uprobe,
+ * @vaddr) is reused without a lock: that is every hit after the first in
+ * this mm. When every slot has been used, a retired one is taken; *@wait
+ * says, when none is ready, that one will be after an SRCU grace period.
  *
  * Return: the slot's user address, or 0.
  */
 static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
-			      unsigned long vaddr, unsigned int *slot)
+			      unsigned long vaddr, unsigned int *slot,
+			      bool *wait)
 {
 	struct xol_area *area = get_xol_area(mm);
 	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
@@ -1983,6 +2093,7 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 	void *entry;
 	int len;
 
+	*wait = false;
 	if (IS_ERR(area))
 		return 0;
 	if (slot_is(area, *slot, uprobe, vaddr)) {
@@ -1997,10 +2108,15 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 		goto unlock;
 	}
 	/* New, or another instruction now at @vaddr: the old slot retires. */
+	if (entry)
+		__retire_slot(area, xa_to_value(entry));
 	*slot = 0;
 	next = area->next;
-	if (next >= XOL_SLOTS)
-		goto unlock;
+	if (next >= XOL_SLOTS) {
+		next = __reuse_slot(mm, area, wait);
+		if (!next)
+			goto unlock;
+	}
 	len = arch_uprobe_fill_slot(&uprobe->arch, recipe,
 				    slot_vaddr(area, next), vaddr);
 	if (len <= 0 || len > UPROBE_XOL_SLOT_BYTES)
@@ -2017,11 +2133,14 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 	smp_wmb();
 	WRITE_ONCE(area->owner[next].id, uprobe->id);
 	WRITE_ONCE(area->owner[next].vaddr, vaddr);
+	if (next == area->next)
+		area->next++;
 	if (xa_err(xa_store(&area->slots, vaddr, xa_mk_value(next),
-			    GFP_KERNEL)))
-		goto unlock;	/* the written slot stays unused */
+			    GFP_KERNEL))) {
+		__retire_slot(area, next);	/* nobody entered it */
+		goto unlock;
+	}
 	*slot = next;
-	area->next++;
 unlock:
 	mutex_unlock(&area->lock);
 	return *slot ? slot_vaddr(area, *slot) : 0;
@@ -2293,39 +2412,33 @@ static bool is_return_trap(struct mm_struct *mm, unsigned long bp,
 	return arch_uretprobe_is_trap(*slot, bp);
 }
 
+static bool handle_hit(struct pt_regs *regs);
+
 /**
- * uprobe_int3_hit - an int3 trapped in user mode: is it ours?
+ * uprobe_int3_hit - an int3 trapped in user mode: handle it if it is ours
  * @regs: the user registers (ip just after the int3)
  *
- * Called from the trap with interrupts off: looks the address up in the
- * mm's site table under RCU and, if it is ours, defers the work to
- * uprobe_notify_resume() on the way back to user mode.
+ * Called by the trap with interrupts off, before the die notifiers. If the
+ * int3 can be ours, the hit is handled right here with interrupts on (the
+ * handlers may fault and sleep, as the trap of a user fault may), and the
+ * task goes back to user mode wherever the hit sent it: no second pass on
+ * the way out.
  *
- * Return: true if the trap is ours.
+ * Return: true if the trap was ours; false leaves it to the kernel (the
+ * program's own int3 gets its SIGTRAP).
  */
 bool uprobe_int3_hit(struct pt_regs *regs)
 {
+	struct uprobe_task *utask = current->utask;
 	struct mm_struct *mm = current->mm;
-	unsigned long bp = arch_uprobe_swbp_addr(regs), slot;
-	struct uprobes_mm *um;
-	struct uprobe_site *site;
 	bool ours;
 
-	if (!mm)
+	if (!mm || (!READ_ONCE(mm->uprobes_state.sites) &&
+		    !(utask && utask->return_instances)))
 		return false;
-	if (is_return_trap(mm, bp, &slot)) {
-		set_thread_flag(TIF_UPROBE);
-		return true;
-	}
-	um = READ_ONCE(mm->uprobes_state.sites);
-	if (!um)
-		return false;
-	rcu_read_lock();
-	site = site_lookup(um, bp);
-	ours = site || READ_ONCE(um->vmas_changed);
-	rcu_read_unlock();
-	if (ours)
-		set_thread_flag(TIF_UPROBE);
+	local_irq_enable();
+	ours = handle_hit(regs);
+	local_irq_disable();
 	return ours;
 }
 
@@ -2346,20 +2459,134 @@ bool uprobe_sstep_done(struct pt_regs *regs)
 	return true;
 }
 
+/*
+ * If @ip is in a probe's slot of @mm (not the trampoline's), the probed
+ * address that slot stands for, else 0; *@slot gets the slot. The slot
+ * cannot be reused under a task whose saved ip is in it: @ip must be
+ * current's saved user ip.
+ */
+static unsigned long boosted_vaddr(struct mm_struct *mm, unsigned long ip,
+				   unsigned int *slot)
+{
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	unsigned long off;
+
+	if (!area)
+		return 0;
+	off = ip - area->vaddr;
+	if (off >= XOL_PAGES * PAGE_SIZE ||
+	    off / UPROBE_XOL_SLOT_BYTES == XOL_TRAMPOLINE_SLOT)
+		return 0;
+	if (slot)
+		*slot = off / UPROBE_XOL_SLOT_BYTES;
+	return READ_ONCE(area->owner[off / UPROBE_XOL_SLOT_BYTES].vaddr);
+}
+
+/* Signals a fault of an instruction sends to the faulting thread. */
+#define UPROBE_FAULT_SIGNALS	(sigmask(SIGSEGV) | sigmask(SIGBUS) | \
+				 sigmask(SIGILL) | sigmask(SIGTRAP) | \
+				 sigmask(SIGFPE) | sigmask(SIGSYS))
+
+/*
+ * Current is at the start of the boosted copy in @slot, which has not run:
+ * make that a step of the same copy (as if the hit had been stepped), so
+ * that a signal waits until the instruction is done. False if the probe
+ * is gone (the int3 too: the instruction itself can run) or the step
+ * cannot be set up.
+ */
+static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
+			   struct xol_area *area, unsigned int slot,
+			   unsigned long vaddr)
+{
+	struct uprobes_mm *um = current->mm->uprobes_state.sites;
+	struct uprobe *uprobe = NULL;
+	struct uprobe_site *site;
+	int idx;
+
+	/*
+	 * A fault of the copy queued its signal already: stepping it again
+	 * would fault again with nothing new to deliver. It goes back to the
+	 * probed address instead, as an aborted step does.
+	 */
+	if (!um || __fatal_signal_pending(current) ||
+	    (current->pending.signal.sig[0] & UPROBE_FAULT_SIGNALS))
+		return false;
+	idx = srcu_read_lock(&uprobes_srcu);
+	rcu_read_lock();
+	site = site_lookup(um, vaddr);
+	if (site && site->uprobe->id == READ_ONCE(area->owner[slot].id))
+		uprobe = get_uprobe(site->uprobe);
+	rcu_read_unlock();
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (!uprobe)
+		return false;
+	instruction_pointer_set(regs, vaddr);
+	utask->active = uprobe;
+	utask->auprobe = &uprobe->arch;
+	utask->vaddr = vaddr;
+	utask->xol_vaddr = slot_vaddr(area, slot);
+	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
+		utask->active = NULL;
+		utask->auprobe = NULL;
+		put_uprobe(uprobe);
+		return false;
+	}
+	utask->state = UTASK_SSTEP;
+	return true;
+}
+
+/*
+ * A signal is about to be delivered to current, which may be inside a
+ * boosted slot (a fault of the copy, or an interrupt, caught it there):
+ * the signal frame must hold no slot address. Past the copy, the task is
+ * moved to where the jump back goes. Before it, the hit becomes a step of
+ * the copy (step_from_slot()), so that the signal is held until the
+ * instruction ran, as for a stepped hit (a fault of the copy then aborts
+ * the step as usual); failing that, the task goes back to the probed
+ * address.
+ *
+ * Return: true if current now steps the copy (the signal must wait).
+ */
+static bool leave_boosted_slot(struct uprobe_task *utask,
+			       struct pt_regs *regs)
+{
+	struct xol_area *area = current->mm->uprobes_state.xol_area;
+	unsigned long vaddr, ip;
+	unsigned int slot, page;
+	void *kaddr;
+
+	vaddr = boosted_vaddr(current->mm, regs->ip, &slot);
+	if (!vaddr)
+		return false;
+	kaddr = map_slot(area, slot, &page);
+	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, slot), regs->ip,
+				      vaddr);
+	kunmap_local(kaddr);
+	if (ip == vaddr && step_from_slot(utask, regs, area, slot, vaddr))
+		return true;
+	instruction_pointer_set(regs, ip);
+	return false;
+}
+
 /**
  * uprobe_get_trap_addr - the address to report for a trap at @regs
  * @regs: registers of the trap
  *
- * Return: the probed address while its copy runs out of line, else the
- * instruction pointer.
+ * Return: the probed address while its copy runs out of line (stepped or
+ * boosted), else the instruction pointer.
  */
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
+	unsigned long vaddr;
 
-	if (user_mode(regs) && utask && utask->state == UTASK_SSTEP)
+	if (!user_mode(regs) || !utask)
+		return instruction_pointer(regs);
+	if (utask->state == UTASK_SSTEP)
 		return utask->vaddr;
-	return instruction_pointer(regs);
+	vaddr = boosted_vaddr(current->mm, instruction_pointer(regs), NULL);
+	return vaddr ? vaddr : instruction_pointer(regs);
 }
 
 /*
@@ -2704,6 +2931,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 				continue;
 			hot_del(mm, um, site);
 			xa_erase(&um->sites, index);
+			retire_slot(mm, index);
 			WRITE_ONCE(site->vaddr, bp);
 			site->xol_slot = 0;
 			site->detached = false;
@@ -2727,18 +2955,34 @@ unlock:
 	return uprobe;
 }
 
-/* The probe behind the int3 at @bp: an attached site, else the slow path. */
-static struct uprobe *find_hit(struct mm_struct *mm, unsigned long bp,
-			       bool *foreign, unsigned int *slot)
+/*
+ * Is there still an int3 at @bp? A miss in the site table can be a probe
+ * removed since the trap: then the task restarts at the restored
+ * instruction. Unreadable text counts as an int3 (the kernel decides).
+ */
+static bool int3_still_at(unsigned long bp)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	u8 byte;
+
+	if (copy_from_user(&byte, (void __user *)bp, 1))
+		return true;
+	return byte == UPROBE_SWBP_INSN;
+}
+
+/*
+ * The probe behind the int3 at @bp: an attached site, else the slow path
+ * (after VMA changes); NULL if none, and then *@foreign says whether an
+ * int3 that is not ours is there.
+ */
+static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
+			       unsigned long bp, bool *foreign,
+			       unsigned int *slot)
+{
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
 
 	*foreign = false;
 	*slot = 0;
-	if (!um)
-		return NULL;
 	rcu_read_lock();
 	site = site_lookup(um, bp);
 	if (site && !READ_ONCE(site->detached)) {
@@ -2746,37 +2990,72 @@ static struct uprobe *find_hit(struct mm_struct *mm, unsigned long bp,
 		*slot = READ_ONCE(site->xol_slot);
 	}
 	rcu_read_unlock();
-	return uprobe ? uprobe : find_hit_slow(mm, um, bp, foreign);
+	if (uprobe)
+		return uprobe;
+	if (READ_ONCE(um->vmas_changed))
+		return find_hit_slow(mm, um, bp, foreign);
+	*foreign = int3_still_at(bp);
+	return NULL;
 }
 
-/* The breakpoint at regs->ip - 1 is ours: handle the hit. */
-static void handle_hit(struct pt_regs *regs)
+/*
+ * get_slot() found only retired slots still in their grace period: wait
+ * for it outside the read section *@idx (holding a reference on @uprobe
+ * instead), then try once more.
+ */
+static unsigned long get_slot_after_gp(struct mm_struct *mm,
+				       struct uprobe *uprobe,
+				       unsigned long vaddr, unsigned int *slot,
+				       int *idx)
+{
+	unsigned long slot_addr = 0;
+	bool wait;
+
+	if (!get_uprobe(uprobe))
+		return 0;
+	srcu_read_unlock(&uprobes_srcu, *idx);
+	synchronize_srcu(&uprobes_srcu);
+	*idx = srcu_read_lock(&uprobes_srcu);
+	slot_addr = get_slot(mm, uprobe, vaddr, slot, &wait);
+	put_uprobe(uprobe);	/* the site still holds one, or it's gone */
+	return slot_addr;
+}
+
+/*
+ * The int3 at regs->ip - 1 trapped: handle it if it is ours (a probe, or a
+ * return through the XOL trampoline). Interrupts are on; may sleep.
+ */
+static bool handle_hit(struct pt_regs *regs)
 {
 	unsigned long bp = arch_uprobe_swbp_addr(regs), slot_addr;
 	struct mm_struct *mm = current->mm;
+	struct uprobes_mm *um;
 	unsigned int slot, hint;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	bool remove, want_return, foreign;
+	bool remove, want_return, foreign, wait;
 	int idx;
 
 	if (is_return_trap(mm, bp, &slot_addr)) {
 		uprobe_handle_return(regs, arch_uretprobe_trap(slot_addr, regs));
-		return;
+		return true;
+	}
+	um = READ_ONCE(mm->uprobes_state.sites);
+	if (!um)
+		return false;
+
+	idx = srcu_read_lock(&uprobes_srcu);
+	uprobe = find_hit(mm, um, bp, &foreign, &hint);
+	if (!uprobe) {
+		srcu_read_unlock(&uprobes_srcu, idx);
+		if (foreign)
+			return false;	/* somebody else's int3 */
+		/* Gone meanwhile: run what is there now. */
+		instruction_pointer_set(regs, bp);
+		return true;
 	}
 	/* Whatever happens next starts at the probed instruction. */
 	instruction_pointer_set(regs, bp);
-
-	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_hit(mm, bp, &foreign, &hint);
-	if (!uprobe && foreign) {
-		/* Somebody else's int3: what the kernel would have done. */
-		instruction_pointer_set(regs, bp + UPROBE_SWBP_INSN_SIZE);
-		force_sig(SIGTRAP);
-		goto out;
-	}
-	if (!uprobe)
-		goto out;		/* gone meanwhile: run what is there */
 	utask = get_utask();
 	if (!utask) {
 		this_cpu_inc(uprobe->stats->missed);
@@ -2798,9 +3077,17 @@ static void handle_hit(struct pt_regs *regs)
 	}
 
 	slot = hint;
-	slot_addr = get_slot(mm, uprobe, bp, &slot);
+	slot_addr = get_slot(mm, uprobe, bp, &slot, &wait);
+	if (unlikely(wait))
+		slot_addr = get_slot_after_gp(mm, uprobe, bp, &slot, &idx);
 	if (slot != hint)
 		cache_slot(mm, uprobe, bp, slot);
+	/* A pending signal waits for the step: it must see the insn done. */
+	if (slot_addr && !task_sigpending(current) &&
+	    arch_uprobe_boost(&uprobe->arch, regs, slot_addr)) {
+		this_cpu_inc(uprobe->stats->boosted);
+		goto done;
+	}
 	if (!slot_addr || !get_uprobe(uprobe)) {
 		this_cpu_inc(uprobe->stats->missed);
 		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
@@ -2823,12 +3110,13 @@ static void handle_hit(struct pt_regs *regs)
 	utask->state = UTASK_SSTEP;
 	this_cpu_inc(uprobe->stats->stepped);
 	srcu_read_unlock(&uprobes_srcu, idx);
-	return;
+	return true;
 
 done:
 	utask->auprobe = NULL;
 out:
 	srcu_read_unlock(&uprobes_srcu, idx);
+	return true;
 }
 
 /* Signals held back during the step may be delivered now. */
@@ -2874,7 +3162,7 @@ static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 }
 
 /**
- * uprobe_notify_resume - the deferred part of a hit or of a step
+ * uprobe_notify_resume - the deferred end of a step
  * @regs: the user registers about to be restored
  *
  * Runs on the way back to user mode with TIF_UPROBE set, in process
@@ -2885,13 +3173,8 @@ void uprobe_notify_resume(struct pt_regs *regs)
 	struct uprobe_task *utask = current->utask;
 
 	clear_thread_flag(TIF_UPROBE);
-	if (utask && utask->state == UTASK_SSTEP_DONE) {
+	if (utask && utask->state == UTASK_SSTEP_DONE)
 		finish_step(utask, regs);
-		return;
-	}
-	if (utask && utask->state == UTASK_SSTEP)
-		return;
-	handle_hit(regs);
 }
 
 /**
@@ -2899,7 +3182,8 @@ void uprobe_notify_resume(struct pt_regs *regs)
  *
  * A signal frame must never capture the XOL slot's address or our TF. A
  * fault of the copy itself aborts the step so that the signal reports the
- * original address; fatal signals are never held.
+ * original address; fatal signals are never held. A task in a boosted slot
+ * is moved out of it first (leave_boosted_slot()).
  *
  * Return: true to postpone signal delivery.
  */
@@ -2908,7 +3192,9 @@ bool uprobe_deny_signal(void)
 	struct uprobe_task *utask = current->utask;
 	struct pt_regs *regs = task_pt_regs(current);
 
-	if (!utask || utask->state != UTASK_SSTEP)
+	if (!utask)
+		return false;
+	if (utask->state != UTASK_SSTEP && !leave_boosted_slot(utask, regs))
 		return false;
 	if (arch_uprobe_xol_was_trapped(current) ||
 	    __fatal_signal_pending(current)) {

@@ -24,8 +24,9 @@
  * length, with size, segment or REX prefixes), endbr64/endbr32, push reg
  * (r8-r15 too), push imm8/imm32 (sign-extended), pushf, mov reg,reg (32 and
  * 64 bit), lea (every addressing form, RIP-relative too), jmp rel8/rel32,
- * call rel32, jcc rel8/rel32, unprefixed loop/loope/loopne/jrcxz, and
- * jmp/call through a RIP-relative pointer (PLT, -fno-plt calls). An
+ * call rel32, jcc rel8/rel32, unprefixed loop/loope/loopne/jrcxz,
+ * jmp/call through a RIP-relative pointer (PLT, -fno-plt calls), and 32/64
+ * bit mov loads and stores at a RIP-relative address (globals). An
  * emulation is exactly what the CPU does: flags untouched, 32-bit results
  * zero-extended, pushes of 8 bytes in 64-bit mode and 4 in 32-bit mode,
  * call pushing the address of the next instruction, addresses wrapping at
@@ -35,7 +36,9 @@
  * stepped. arch_uprobe_emulate() declines, and the core then steps the
  * instruction, when the emulation cannot complete exactly: a push whose
  * stack slot faults, a jmp *mem whose pointer faults, a memory access that
- * EFLAGS.AC would make fault, a branch target outside user space (the
+ * EFLAGS.AC would make fault, a load or store while a hardware watchpoint
+ * is armed (the kernel's access would not trigger it), a branch target
+ * outside user space (the
  * step delivers the fault as the CPU would), and when the program is being
  * single-stepped (TF, ptrace single-step or block-step: it must trap after
  * exactly this instruction). So every emulated instruction also has a
@@ -125,16 +128,24 @@
  * stepped pushf has our TF cleared in the pushed word (a TF that was set
  * before our step stays, as it does natively under ptrace).
  *
- * Booster (issue 6, not done here): plan->boostable marks the stepped
- * instructions whose copy, followed by a jump back to vaddr + len, is the
- * instruction itself with no kernel work after it: no relative branch, no
- * call (its return address), no RIP-relative operand (the scratch
- * register), no rep string instruction (the guard must end it), no pushf
- * (TF). ret and indirect jumps qualify: they never reach the jump back.
- * The booster must still run a hit through the stepped path whenever
- * arch_uprobe_emulate() would decline for TF/ptrace reasons, and must map a
- * fault or a signal frame taken inside a boosted slot back to the probed
- * address (FAILURE-MODES #17); plan->xol_len says where the jump goes.
+ * Boosted: plan->boostable marks the stepped instructions whose copy,
+ * followed by a jump back to vaddr + len, is the instruction itself with no
+ * kernel work after it: no relative branch, no call (its return address),
+ * no RIP-relative operand (the scratch register), no rep string
+ * instruction (the guard must end it), no pushf (TF). ret and indirect
+ * jumps qualify: they never reach the jump back. arch_uprobe_fill_slot()
+ * writes the jump back in place of the guard (64-bit: jmp *0(%rip) and the
+ * address, so the slot may be anywhere; 32-bit: jmp rel32), and
+ * arch_uprobe_boost() sends the task to the copy with no TF: one trap per
+ * hit (add, pop, ret, ALU and SSE forms, ...). It declines when the
+ * program is being single-stepped, and the core steps the copy then (the
+ * #DB comes before the jump back). A task caught inside a boosted slot by
+ * a signal is moved out first (arch_uprobe_boost_resume() says where: the
+ * probed address if the copy has not run, else the jump's target), and a
+ * fault there reports the probed address (uprobe_get_trap_addr()). When
+ * the core may reuse a slot is described at struct xol_area. Limit: in an
+ * SEV/TDX guest, an instruction the kernel emulates on #VC/#VE (cpuid)
+ * would run past a step's #DB into the jump back.
  *
  * Compared with stock 6.1, as far as a program can tell (its code was not
  * read; the selftests show the differences): a probed pushf pushes the
@@ -242,6 +253,7 @@
 #include <asm/mmu_context.h>
 #include <asm/processor.h>
 #include <asm/traps.h>
+#include <asm/unaligned.h>
 #include <asm/vdso.h>
 
 /* How an emulated instruction is carried out (arch_uprobe_plan.emul). */
@@ -259,6 +271,8 @@ enum aup_emul {
 	AUP_EM_LOOP,		/* loopne/loope/loop/jrcxz: cond = opcode & 3 */
 	AUP_EM_JMP_MEM,		/* ip = *(next + rel) */
 	AUP_EM_CALL_MEM,	/* push next; ip = *(next + rel) */
+	AUP_EM_LOAD,		/* reg = *(next + rel), opnd bytes */
+	AUP_EM_STORE,		/* *(next + rel) = src, opnd bytes */
 };
 
 /* What post_xol corrects after a step (arch_uprobe_plan.fixups). */
@@ -569,6 +583,15 @@ static int aup_classify_emulation(struct arch_uprobe_plan *p,
 		p->emul = AUP_EM_PUSHF;
 		break;
 	case 0x89: case 0x8b:				/* mov reg, reg */
+		if (no_pfx && !p->ia32 && d->modrm == (aup_modreg(d) << 3 | 5)) {
+			/* mov disp32(%rip), reg / mov reg, disp32(%rip) */
+			p->rel = d->insn.displacement.value;
+			p->opnd = d->rex & AUP_REX_W ? 8 : 4;
+			p->reg = aup_modreg(d) | r;
+			p->src = p->reg;
+			p->emul = op == 0x8b ? AUP_EM_LOAD : AUP_EM_STORE;
+			break;
+		}
 		if (!no_pfx || aup_mod(d) != 3)
 			return 0;
 		if (op == 0x89) {
@@ -952,6 +975,51 @@ static bool aup_push(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 	return true;
 }
 
+/*
+ * The data access of an emulated load or store, if the kernel can make it
+ * exactly as the CPU would: not when a hardware watchpoint is armed (the
+ * kernel's access would not trigger it; the step does).
+ */
+static bool aup_data_ok(struct pt_regs *regs, unsigned long addr,
+			unsigned int size)
+{
+	return aup_aligned(regs, addr, size) && !hw_breakpoint_active();
+}
+
+/* mov disp32(%rip), reg: a 32-bit load zero-extends, as the CPU's does. */
+static bool aup_load(const struct arch_uprobe_plan *p, struct pt_regs *regs,
+		     unsigned long addr)
+{
+	u64 v64;
+	u32 v32;
+
+	if (!aup_data_ok(regs, addr, p->opnd))
+		return false;
+	if (p->opnd == 8) {
+		if (get_user(v64, (u64 __user *)addr))
+			return false;
+		*aup_regp(regs, p->reg) = v64;
+	} else {
+		if (get_user(v32, (u32 __user *)addr))
+			return false;
+		*aup_regp(regs, p->reg) = v32;
+	}
+	return true;
+}
+
+/* mov reg, disp32(%rip) */
+static bool aup_store(const struct arch_uprobe_plan *p, struct pt_regs *regs,
+		      unsigned long addr)
+{
+	unsigned long val = *aup_regp(regs, p->src);
+
+	if (!aup_data_ok(regs, addr, p->opnd))
+		return false;
+	if (p->opnd == 8)
+		return !put_user((u64)val, (u64 __user *)addr);
+	return !put_user((u32)val, (u32 __user *)addr);
+}
+
 static bool aup_cond(unsigned int cc, unsigned long flags)
 {
 	bool of = flags & X86_EFLAGS_OF, sf = flags & X86_EFLAGS_SF;
@@ -1103,6 +1171,14 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
 		if (!aup_loop(p, regs))
 			ip = next;
 		break;
+	case AUP_EM_LOAD:
+		if (!aup_load(p, regs, next + p->rel))
+			return false;
+		break;
+	case AUP_EM_STORE:
+		if (!aup_store(p, regs, next + p->rel))
+			return false;
+		break;
 	case AUP_EM_JMP_MEM:
 	case AUP_EM_CALL_MEM:
 		if (!aup_get_ptr(regs, next + p->rel, &ip) ||
@@ -1118,6 +1194,31 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
 	return true;
 }
 
+#define AUP_JMP64_LEN	14	/* jmp *0(%rip); .quad target */
+#define AUP_JMP32_LEN	5	/* jmp rel32 */
+
+/*
+ * Write the jump back of a boosted copy at @at (user address @at_vaddr) to
+ * @target: 64-bit code jumps through the address stored right after the
+ * jump (the slot may be anywhere in the address space), 32-bit code jumps
+ * relative (it all wraps at 4 GiB).
+ */
+static void aup_jump_back(const struct arch_uprobe_plan *p, u8 *at,
+			  unsigned long at_vaddr, unsigned long target)
+{
+	BUILD_BUG_ON(MAX_UINSN_BYTES + AUP_JMP64_LEN > AUP_HALF);
+	if (p->ia32) {
+		at[0] = 0xe9;
+		put_unaligned((u32)(target - (at_vaddr + AUP_JMP32_LEN)),
+			      (u32 *)(at + 1));
+		return;
+	}
+	at[0] = 0xff;
+	at[1] = 0x25;
+	put_unaligned(0U, (u32 *)(at + 2));
+	put_unaligned((u64)target, (u64 *)(at + 6));
+}
+
 /**
  * arch_uprobe_fill_slot - write the out-of-line recipe of a probe
  * @au: the probe
@@ -1128,9 +1229,11 @@ bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
  * Writes, AUP_HALF bytes apart, the copy of each mode's plan that can run
  * there (not a 32-bit one above 4 GiB), each followed by the guard int3
  * and, for a relative branch, its landing int3; the other bytes are int3s
- * too. The contents depend only on @au and @slot_vaddr, never on the task
- * that fills it, so a slot can be shared by every thread of the mm, kept
- * across hits and used by a task in either mode.
+ * too; a boostable straight-line copy is followed by its jump back to
+ * @vaddr + len instead of the guard (aup_jump_back()). The contents depend
+ * only on @au, @vaddr and @slot_vaddr, never on the task that fills it, so
+ * a slot can be shared by every thread of the mm, kept across hits and
+ * used by a task in either mode.
  *
  * Context: any.
  *
@@ -1162,9 +1265,79 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 		if (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32))
 			continue;
 		memcpy(s + mode * AUP_HALF, p->xol, p->xol_len);
+		if (p->boostable && (p->fixups & AUP_FIX_IP))
+			aup_jump_back(p, s + mode * AUP_HALF + p->xol_len,
+				      slot_vaddr + mode * AUP_HALF + p->xol_len,
+				      aup_trunc(p, vaddr + p->len));
 		used = true;
 	}
 	return used ? UPROBE_XOL_SLOT_BYTES : -ENOEXEC;
+}
+
+/**
+ * arch_uprobe_boost - send the task through its slot with no step trap
+ * @au: the probe
+ * @regs: the user registers; @regs->ip is the probed address
+ * @slot_vaddr: the probe's slot (filled by arch_uprobe_fill_slot())
+ *
+ * A boostable copy needs nothing from the kernel once it ran: a
+ * straight-line one jumps back to the next instruction by itself, and a
+ * ret or an indirect jump leaves the slot on its own. Declined when the
+ * program is being single-stepped (it must trap after exactly this
+ * instruction: the core steps it then) and where the copy cannot run.
+ *
+ * Return: true if @regs now resume in the slot.
+ */
+bool arch_uprobe_boost(struct arch_uprobe *au, struct pt_regs *regs,
+		       unsigned long slot_vaddr)
+{
+	const struct arch_uprobe_plan *p = aup_plan(au, regs);
+
+	if (!p || !p->boostable ||
+	    (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32)))
+		return false;
+	if ((regs->flags & X86_EFLAGS_TF) ||
+	    test_thread_flag(TIF_SINGLESTEP) || test_thread_flag(TIF_BLOCKSTEP))
+		return false;
+	regs->ip = slot_vaddr + (p - au->plan) * AUP_HALF;
+	return true;
+}
+
+/**
+ * arch_uprobe_boost_resume - where a task found inside a boosted slot goes on
+ * @slot: kernel copy of the slot's contents
+ * @slot_vaddr: the slot's user address
+ * @ip: the task's ip, inside the slot
+ * @vaddr: the probed address the slot stands for
+ *
+ * A task can be stopped in a slot only at the start of a copy (it has not
+ * run yet) or at the jump back after it (it has). The jump back itself has
+ * no effect, so the task can as well be at its target.
+ *
+ * Return: @vaddr if the copy has not run (the probed instruction is still
+ * to be executed), else the jump back's target.
+ */
+unsigned long arch_uprobe_boost_resume(const void *slot,
+				       unsigned long slot_vaddr,
+				       unsigned long ip, unsigned long vaddr)
+{
+	unsigned long off = ip - slot_vaddr;
+	const u8 *j = (const u8 *)slot + off;
+	u64 target;
+	s32 rel;
+
+	if (off >= UPROBE_XOL_SLOT_BYTES || !(off % AUP_HALF))
+		return vaddr;
+	if (off + AUP_JMP64_LEN <= UPROBE_XOL_SLOT_BYTES &&
+	    j[0] == 0xff && j[1] == 0x25 && !get_unaligned((u32 *)(j + 2))) {
+		target = get_unaligned((u64 *)(j + 6));
+		return target;
+	}
+	if (off + AUP_JMP32_LEN <= UPROBE_XOL_SLOT_BYTES && j[0] == 0xe9) {
+		rel = get_unaligned((s32 *)(j + 1));
+		return (u32)(ip + AUP_JMP32_LEN + rel);
+	}
+	return vaddr;
 }
 
 /**
@@ -1468,18 +1641,27 @@ static int aup_notify(struct notifier_block *nb, unsigned long val, void *data)
 	if (!regs || !user_mode(regs))
 		return NOTIFY_DONE;
 
-	switch (val) {
-	case DIE_INT3:
-		if (aup_guard_hit(regs) || uprobe_int3_hit(regs))
-			return NOTIFY_STOP;
-		break;
-	case DIE_DEBUG:
+	if (val == DIE_DEBUG)
 		return aup_debug(regs, (unsigned long *)args->err);
-	}
 	return NOTIFY_DONE;
 }
 
 NOKPROBE_SYMBOL(aup_notify);
+
+/**
+ * uprobe_trap_int3 - is this user int3 ours? Then it is handled
+ * @regs: the user registers (ip just after the int3)
+ *
+ * do_int3_user() asks first, with interrupts off, before kprobes and the
+ * die notifiers: a hit costs no walk down the notifier chain, and is
+ * handled here rather than on the way out (uprobe_int3_hit()).
+ *
+ * Return: true if the int3 was ours.
+ */
+bool uprobe_trap_int3(struct pt_regs *regs)
+{
+	return aup_guard_hit(regs) || uprobe_int3_hit(regs);
+}
 
 static struct notifier_block aup_die_nb = {
 	.notifier_call = aup_notify,
