@@ -22,9 +22,11 @@
  *   struct uprobe_site	  a patched site in one mm; owns a uprobe reference
  *			  and remembers whether its +1 is on the mm's counter.
  *   struct xol_area	  per mm (mm->uprobes_state.xol_area): a special
- *			  mapping of XOL_PAGES pages; slot 0 is the return
- *			  trampoline, the others hold instruction copies keyed
- *			  by probed vaddr and are never rewritten once used.
+ *			  mapping of XOL_MAX_PAGES pages of address space,
+ *			  backed page by page as slots are needed; slot 0 is
+ *			  the return trampoline, the others hold instruction
+ *			  copies keyed by probed vaddr, rewritten only once
+ *			  retired and nobody can be in them.
  *			  It also holds the mm's return table: a page the
  *			  architecture maps for unwinders, one slot of real
  *			  return address per return stub, and which stubs are
@@ -1739,8 +1741,16 @@ void uprobe_clear_state(struct mm_struct *mm)
 
 /* ------------------------------------------------------- XOL area */
 
-#define XOL_PAGES		4
-#define XOL_SLOTS		(XOL_PAGES * PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+/*
+ * The area reserves XOL_MAX_PAGES pages of address space and backs them in
+ * order, a page when the slots of the last are all used and none retired
+ * can be reused: 4096 slots, 64 to a page, for an mm's probed instructions
+ * that are neither emulated nor gone.
+ */
+#define XOL_MAX_PAGES		64
+#define XOL_SLOTS_PER_PAGE	(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+#define XOL_SLOTS		(XOL_MAX_PAGES * XOL_SLOTS_PER_PAGE)
+#define XOL_AREA_BYTES		(XOL_MAX_PAGES * PAGE_SIZE)
 /* Slot 0 holds the return-probe trampoline (arch_uretprobe_fill_trampoline()). */
 #define XOL_TRAMPOLINE_SLOT	0
 /* Return stubs an mm can use at once: one page of table slots. */
@@ -1749,13 +1759,16 @@ void uprobe_clear_state(struct mm_struct *mm)
 /**
  * struct xol_area - an mm's execute-out-of-line area
  * @mapping: the special mapping that shows @pages to user space (r-x)
- * @pages: the area's pages, zeroed when allocated
+ * @pages: the area's backed pages, zeroed when allocated, in address
+ *	order and NULL-terminated: a fault beyond the last is SIGBUS
+ * @owners: per backed page, its slots' owners: the probe (id) and probed
+ *	vaddr whose recipe the slot holds, written before the slot is
+ *	published in @slots
+ * @nr_pages: how many of @pages are backed
  * @vaddr: user address of the area
- * @lock: serialises slot allocation and writes to @pages
+ * @lock: serialises slot allocation, growth and writes to @pages
  * @next: the next slot never used so far
  * @slots: probed vaddr -> slot index (xa_mk_value), for reuse
- * @owner: slot index -> the probe (id) and probed vaddr whose recipe the
- *	slot holds; written before the slot is published in @slots
  * @ret_table: the mm's return table (uprobe_return_table()), allocated on
  *	first use: slot i holds the real return address of the pending return
  *	instance that owns the architecture's return stub i
@@ -1785,40 +1798,91 @@ void uprobe_clear_state(struct mm_struct *mm)
  *     its signals back until the step is done.
  * So __reuse_slot() takes a retired slot after its grace period if no
  * task of the mm has its saved ip in it, which stays true for good.
+ *
+ * Retired slots are reused before the area grows, so probes that come and
+ * go keep to the pages they had; the area grows only for probes that are
+ * in place together.
  */
 struct xol_area {
 	struct vm_special_mapping mapping;
-	struct page *pages[XOL_PAGES + 1];
+	struct page *pages[XOL_MAX_PAGES + 1];
+	struct xol_owner {
+		u64 id;
+		unsigned long vaddr;
+	} *owners[XOL_MAX_PAGES];
+	unsigned int nr_pages;
 	unsigned long vaddr;
 	struct mutex lock;	/* see the kernel-doc above */
 	unsigned int next;
 	struct xarray slots;
-	struct {
-		u64 id;
-		unsigned long vaddr;
-	} owner[XOL_SLOTS];
 	struct page *ret_table;
 	DECLARE_BITMAP(ret_used, UPROBE_RETURN_STUBS);
 	DECLARE_BITMAP(retired, XOL_SLOTS);
 	unsigned long retired_gp;
 };
 
+/* The owner of @slot, NULL if its page is not backed. */
+static struct xol_owner *slot_owner(struct xol_area *area, unsigned int slot)
+{
+	struct xol_owner *owners;
+
+	if (slot >= XOL_SLOTS)
+		return NULL;
+	/* Pairs with smp_store_release() in grow_xol_area(). */
+	owners = smp_load_acquire(&area->owners[slot / XOL_SLOTS_PER_PAGE]);
+	return owners ? &owners[slot % XOL_SLOTS_PER_PAGE] : NULL;
+}
+
 /* Does @slot hold the recipe of @uprobe at @vaddr? */
 static bool slot_is(struct xol_area *area, unsigned int slot,
 		    struct uprobe *uprobe, unsigned long vaddr)
 {
-	return slot && slot < XOL_SLOTS &&
-	       READ_ONCE(area->owner[slot].id) == uprobe->id &&
-	       READ_ONCE(area->owner[slot].vaddr) == vaddr;
+	struct xol_owner *owner = slot ? slot_owner(area, slot) : NULL;
+
+	return owner && READ_ONCE(owner->id) == uprobe->id &&
+	       READ_ONCE(owner->vaddr) == vaddr;
+}
+
+/*
+ * Back one more page of @area (zeroed, with its owners); false at the
+ * limit or without memory. Called with @area->lock held, or before the
+ * area is published.
+ */
+static bool grow_xol_area(struct xol_area *area)
+{
+	unsigned int n = area->nr_pages;
+	struct xol_owner *owners;
+	struct page *page;
+
+	if (n >= XOL_MAX_PAGES)
+		return false;
+	owners = kcalloc(XOL_SLOTS_PER_PAGE, sizeof(*owners), GFP_KERNEL);
+	page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+	if (!owners || !page) {
+		kfree(owners);
+		if (page)
+			__free_page(page);
+		return false;
+	}
+	/* Zeroed owners first: pairs with smp_load_acquire() in slot_owner(). */
+	smp_store_release(&area->owners[n], owners);
+	/*
+	 * Zeroed page first, for special_mapping_fault(); a task gets there
+	 * only through a slot published later (the smp_wmb() in get_slot()).
+	 */
+	smp_store_release(&area->pages[n], page);
+	area->nr_pages = n + 1;
+	return true;
 }
 
 static void free_xol_area(struct xol_area *area)
 {
 	int i;
 
-	for (i = 0; i < XOL_PAGES; i++)
-		if (area->pages[i])
-			put_page(area->pages[i]);
+	for (i = 0; i < area->nr_pages; i++) {
+		put_page(area->pages[i]);
+		kfree(area->owners[i]);
+	}
 	if (area->ret_table)
 		__free_page(area->ret_table);
 	xa_destroy(&area->slots);
@@ -1842,20 +1906,17 @@ static unsigned long trampoline_vaddr(struct xol_area *area)
  */
 static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 {
-	unsigned long len = XOL_PAGES * PAGE_SIZE;
+	unsigned long len = XOL_AREA_BYTES;
 	struct vm_area_struct *vma;
 	struct xol_area *area;
-	int i, err = -ENOMEM;
+	int err = -ENOMEM;
 	void *kaddr;
 
 	area = kzalloc(sizeof(*area), GFP_KERNEL);
 	if (!area)
 		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < XOL_PAGES; i++) {
-		area->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-		if (!area->pages[i])
-			goto free_area;
-	}
+	if (!grow_xol_area(area))
+		goto free_area;
 	kaddr = kmap_local_page(area->pages[0]);
 	arch_uretprobe_fill_trampoline(kaddr);
 	kunmap_local(kaddr);
@@ -1994,10 +2055,12 @@ static void *map_slot(struct xol_area *area, unsigned int slot,
 /* Slot @slot is no longer anybody's: reuse it once nobody can be in it. */
 static void __retire_slot(struct xol_area *area, unsigned int slot)
 {
+	struct xol_owner *owner = slot ? slot_owner(area, slot) : NULL;
+
 	lockdep_assert_held(&area->lock);
-	if (!slot || slot >= XOL_SLOTS)
+	if (WARN_ON_ONCE(!owner))
 		return;
-	WRITE_ONCE(area->owner[slot].id, 0);	/* hints stop matching */
+	WRITE_ONCE(owner->id, 0);	/* hints stop matching */
 	__set_bit(slot, area->retired);
 	area->retired_gp = start_poll_synchronize_srcu(&uprobes_srcu);
 }
@@ -2036,7 +2099,7 @@ static void slots_in_use(struct mm_struct *mm, struct xol_area *area,
 			continue;
 		off = READ_ONCE(task_pt_regs(t)->ip) - area->vaddr;
 		put_task_stack(t);
-		if (off < XOL_PAGES * PAGE_SIZE)
+		if (off < XOL_AREA_BYTES)
 			__set_bit(off / UPROBE_XOL_SLOT_BYTES, busy);
 	}
 	rcu_read_unlock();
@@ -2045,12 +2108,12 @@ static void slots_in_use(struct mm_struct *mm, struct xol_area *area,
 /*
  * A retired slot of @area nobody can be in (see struct xol_area), taken
  * off the retired set; 0 if none, and then *@wait if one may be after a
- * grace period. Walks every task: only once all slots have been used.
+ * grace period. Walks every task: only once the backed slots are used.
  */
 static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
 				 bool *wait)
 {
-	DECLARE_BITMAP(busy, XOL_SLOTS) = { };
+	unsigned long *busy;
 	unsigned int slot;
 
 	lockdep_assert_held(&area->lock);
@@ -2060,9 +2123,13 @@ static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
 		*wait = true;
 		return 0;
 	}
+	busy = bitmap_zalloc(XOL_SLOTS, GFP_KERNEL);
+	if (!busy)
+		return 0;
 	slots_in_use(mm, area, busy);
 	bitmap_andnot(busy, area->retired, busy, XOL_SLOTS);
 	slot = find_first_bit(busy, XOL_SLOTS);
+	bitmap_free(busy);
 	if (slot >= XOL_SLOTS)
 		return 0;
 	__clear_bit(slot, area->retired);
@@ -2078,8 +2145,9 @@ static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
  * changed once analysed), @vaddr and the slot's own address, and a used
  * slot is never rewritten while in use, so a slot whose owner is (@uprobe,
  * @vaddr) is reused without a lock: that is every hit after the first in
- * this mm. When every slot has been used, a retired one is taken; *@wait
- * says, when none is ready, that one will be after an SRCU grace period.
+ * this mm. When every backed slot has been used, a retired one is taken,
+ * else the area grows; *@wait says, when it cannot, that a retired slot
+ * will be free after an SRCU grace period.
  *
  * Return: the slot's user address, or 0.
  */
@@ -2089,7 +2157,9 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 {
 	struct xol_area *area = get_xol_area(mm);
 	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
+	struct xol_owner *owner;
 	unsigned int page, next;
+	bool gp_pending = false;
 	void *entry;
 	int len;
 
@@ -2112,15 +2182,22 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 		__retire_slot(area, xa_to_value(entry));
 	*slot = 0;
 	next = area->next;
-	if (next >= XOL_SLOTS) {
-		next = __reuse_slot(mm, area, wait);
-		if (!next)
+	if (next >= area->nr_pages * XOL_SLOTS_PER_PAGE) {
+		next = __reuse_slot(mm, area, &gp_pending);
+		if (!next && grow_xol_area(area))
+			next = area->next;
+		if (!next) {
+			*wait = gp_pending;
 			goto unlock;
+		}
 	}
 	len = arch_uprobe_fill_slot(&uprobe->arch, recipe,
 				    slot_vaddr(area, next), vaddr);
-	if (len <= 0 || len > UPROBE_XOL_SLOT_BYTES)
+	if (len <= 0 || len > UPROBE_XOL_SLOT_BYTES) {
+		if (next != area->next)
+			__set_bit(next, area->retired);	/* still nobody's */
 		goto unlock;
+	}
 	kaddr = map_slot(area, next, &page);
 	memcpy(kaddr, recipe, len);
 	kunmap_local(kaddr);
@@ -2131,8 +2208,9 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 	 * with the smp_rmb() above.
 	 */
 	smp_wmb();
-	WRITE_ONCE(area->owner[next].id, uprobe->id);
-	WRITE_ONCE(area->owner[next].vaddr, vaddr);
+	owner = slot_owner(area, next);
+	WRITE_ONCE(owner->id, uprobe->id);
+	WRITE_ONCE(owner->vaddr, vaddr);
 	if (next == area->next)
 		area->next++;
 	if (xa_err(xa_store(&area->slots, vaddr, xa_mk_value(next),
@@ -2470,17 +2548,21 @@ static unsigned long boosted_vaddr(struct mm_struct *mm, unsigned long ip,
 {
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	struct xol_owner *owner;
 	unsigned long off;
 
 	if (!area)
 		return 0;
 	off = ip - area->vaddr;
-	if (off >= XOL_PAGES * PAGE_SIZE ||
+	if (off >= XOL_AREA_BYTES ||
 	    off / UPROBE_XOL_SLOT_BYTES == XOL_TRAMPOLINE_SLOT)
+		return 0;
+	owner = slot_owner(area, off / UPROBE_XOL_SLOT_BYTES);
+	if (!owner)
 		return 0;
 	if (slot)
 		*slot = off / UPROBE_XOL_SLOT_BYTES;
-	return READ_ONCE(area->owner[off / UPROBE_XOL_SLOT_BYTES].vaddr);
+	return READ_ONCE(owner->vaddr);
 }
 
 /* Signals a fault of an instruction sends to the faulting thread. */
@@ -2515,7 +2597,7 @@ static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
 	idx = srcu_read_lock(&uprobes_srcu);
 	rcu_read_lock();
 	site = site_lookup(um, vaddr);
-	if (site && site->uprobe->id == READ_ONCE(area->owner[slot].id))
+	if (site && site->uprobe->id == READ_ONCE(slot_owner(area, slot)->id))
 		uprobe = get_uprobe(site->uprobe);
 	rcu_read_unlock();
 	srcu_read_unlock(&uprobes_srcu, idx);
