@@ -163,6 +163,8 @@ unsigned long uprobe_unregister_nosync(struct inode *inode, loff_t offset,
 void uprobe_unregister_wait(unsigned long cookie);
 int uprobe_get_stats(struct inode *inode, loff_t offset,
 		     struct uprobe_stats *stats);
+struct uprobe *uprobe_stats_hold(struct inode *inode, loff_t offset);
+void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats);
 void uprobe_synchronize(void);
 
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
@@ -222,6 +224,9 @@ bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs);
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>
+#include <linux/string.h>
+
+struct uprobe;
 
 struct uprobes_state {
 };
@@ -265,6 +270,18 @@ static inline int uprobe_get_stats(struct inode *inode, loff_t offset,
 				   struct uprobe_stats *stats)
 {
 	return -ENOENT;
+}
+
+static inline struct uprobe *uprobe_stats_hold(struct inode *inode,
+					       loff_t offset)
+{
+	return NULL;
+}
+
+static inline void uprobe_stats_release(struct uprobe *uprobe,
+					struct uprobe_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
 }
 
 static inline void uprobe_synchronize(void)

@@ -1385,26 +1385,12 @@ void uprobe_synchronize(void)
 }
 EXPORT_SYMBOL_GPL(uprobe_synchronize);
 
-/**
- * uprobe_get_stats - how the hits of the probe at @inode:@offset were handled
- * @inode: the probed file
- * @offset: file offset of the probed instruction
- * @stats: filled with the sums over all CPUs
- *
- * The counts cover every process and every consumer of the probe, from its
- * creation (its first registration after it had none) on.
- *
- * Return: 0, or -ENOENT when there is no such probe.
- */
-int uprobe_get_stats(struct inode *inode, loff_t offset,
-		     struct uprobe_stats *stats)
+/* @uprobe's counts summed over all CPUs, into @stats. */
+static void sum_stats(struct uprobe *uprobe, struct uprobe_stats *stats)
 {
-	struct uprobe *uprobe = find_uprobe(inode, offset);
 	int cpu;
 
 	memset(stats, 0, sizeof(*stats));
-	if (!uprobe)
-		return -ENOENT;
 	for_each_possible_cpu(cpu) {
 		struct uprobe_stats *c = per_cpu_ptr(uprobe->stats, cpu);
 
@@ -1414,10 +1400,68 @@ int uprobe_get_stats(struct inode *inode, loff_t offset,
 		stats->boosted += READ_ONCE(c->boosted);
 		stats->missed += READ_ONCE(c->missed);
 	}
+}
+
+/**
+ * uprobe_get_stats - how the hits of the probe at @inode:@offset were handled
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ * @stats: filled with the sums over all CPUs
+ *
+ * The counts cover every process and every consumer of the probe, from its
+ * creation (its first registration after it had none) on. A hit is counted
+ * only if a consumer's handler saw it.
+ *
+ * Return: 0, or -ENOENT when there is no such probe.
+ */
+int uprobe_get_stats(struct inode *inode, loff_t offset,
+		     struct uprobe_stats *stats)
+{
+	struct uprobe *uprobe = find_uprobe(inode, offset);
+
+	memset(stats, 0, sizeof(*stats));
+	if (!uprobe)
+		return -ENOENT;
+	sum_stats(uprobe, stats);
 	put_uprobe(uprobe);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(uprobe_get_stats);
+
+/**
+ * uprobe_stats_hold - keep the probe at @inode:@offset for its final counts
+ * @inode: the probed file
+ * @offset: file offset of the probed instruction
+ *
+ * A hit still in progress when its consumer is unregistered is counted
+ * before uprobe_unregister_wait() returns, possibly after the probe lost
+ * its last consumer. A caller that wants those counts holds the probe
+ * across the unregister and the wait, then reads them with
+ * uprobe_stats_release(). The held probe has no breakpoint of its own; a
+ * registration at @inode:@offset meanwhile uses it again.
+ *
+ * Return: the probe, or NULL when there is none.
+ */
+struct uprobe *uprobe_stats_hold(struct inode *inode, loff_t offset)
+{
+	return find_uprobe(inode, offset);
+}
+EXPORT_SYMBOL_GPL(uprobe_stats_hold);
+
+/**
+ * uprobe_stats_release - read a held probe's counts and let it go
+ * @uprobe: what uprobe_stats_hold() returned, or NULL
+ * @stats: filled as by uprobe_get_stats(); zeroes for a NULL @uprobe
+ */
+void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	if (!uprobe)
+		return;
+	sum_stats(uprobe, stats);
+	put_uprobe(uprobe);
+}
+EXPORT_SYMBOL_GPL(uprobe_stats_release);
 
 /* ------------------------------------------------------- mm hooks */
 
@@ -2677,22 +2721,31 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
  * retried here; remove_current_site() re-checks under mmap_lock).
  */
 static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
-			 bool *want_return)
+			 bool *want_return, bool *seen)
 {
 	struct uprobe_consumer *uc;
 	bool remove = true;
 	int rc;
 
 	*want_return = false;
+	*seen = false;
 	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
 		rc = uc->handler ? uc->handler(uc, regs) : 0;
 		WARN_ON_ONCE(rc & ~UPROBE_HANDLER_MASK);
 		remove &= rc == UPROBE_HANDLER_REMOVE;
 		*want_return |= !!uc->ret_handler;
+		*seen = true;
 	}
 	return remove;
 }
+
+/*
+ * Where a hit that no consumer saw is counted: nowhere visible. Such a hit
+ * raced with the last unregister; counting it in the probe would make its
+ * statistics disagree with its consumers' own counts.
+ */
+static DEFINE_PER_CPU(struct uprobe_stats, unseen_hits);
 
 /**
  * struct stack_span - the stack a frame is on, as far as the kernel can tell
@@ -3113,9 +3166,10 @@ static bool handle_hit(struct pt_regs *regs)
 	struct mm_struct *mm = current->mm;
 	struct uprobes_mm *um;
 	unsigned int slot, hint;
+	struct uprobe_stats __percpu *stats;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	bool remove, want_return, foreign, wait;
+	bool remove, want_return, foreign, wait, seen;
 	int idx;
 
 	if (is_return_trap(mm, bp, &slot_addr)) {
@@ -3144,9 +3198,15 @@ static bool handle_hit(struct pt_regs *regs)
 		goto out;
 	}
 
-	this_cpu_inc(uprobe->stats->hits);
 	utask->auprobe = &uprobe->arch;
-	remove = run_handlers(uprobe, regs, &want_return);
+	remove = run_handlers(uprobe, regs, &want_return, &seen);
+	/*
+	 * The hit and its kind are counted in this SRCU read section, so
+	 * counts read after uprobe_unregister()'s wait are complete (but
+	 * for a hit that waits in get_slot_after_gp(), outside it).
+	 */
+	stats = seen ? uprobe->stats : &unseen_hits;
+	this_cpu_inc(stats->hits);
 	if (remove)
 		remove_current_site(uprobe, bp, false);
 	if (want_return)
@@ -3154,7 +3214,7 @@ static bool handle_hit(struct pt_regs *regs)
 	if (instruction_pointer(regs) != bp)
 		goto done;		/* a handler moved the task on */
 	if (arch_uprobe_emulate(&uprobe->arch, regs)) {
-		this_cpu_inc(uprobe->stats->emulated);
+		this_cpu_inc(stats->emulated);
 		goto done;
 	}
 
@@ -3167,11 +3227,11 @@ static bool handle_hit(struct pt_regs *regs)
 	/* A pending signal waits for the step: it must see the insn done. */
 	if (slot_addr && !task_sigpending(current) &&
 	    arch_uprobe_boost(&uprobe->arch, regs, slot_addr)) {
-		this_cpu_inc(uprobe->stats->boosted);
+		this_cpu_inc(stats->boosted);
 		goto done;
 	}
 	if (!slot_addr || !get_uprobe(uprobe)) {
-		this_cpu_inc(uprobe->stats->missed);
+		this_cpu_inc(stats->missed);
 		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
 		remove_current_site(uprobe, bp, true);
@@ -3182,7 +3242,7 @@ static bool handle_hit(struct pt_regs *regs)
 	utask->xol_vaddr = slot_addr;
 	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
 		utask->active = NULL;
-		this_cpu_inc(uprobe->stats->missed);
+		this_cpu_inc(stats->missed);
 		put_uprobe(uprobe);
 		pr_notice_ratelimited("uprobes: %s[%d]: cannot step the instruction at %#lx in this mode: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
@@ -3190,7 +3250,7 @@ static bool handle_hit(struct pt_regs *regs)
 		goto done;
 	}
 	utask->state = UTASK_SSTEP;
-	this_cpu_inc(uprobe->stats->stepped);
+	this_cpu_inc(stats->stepped);
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return true;
 

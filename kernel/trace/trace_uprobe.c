@@ -42,6 +42,9 @@
  *     find no trace file left and record nothing. Before anything they
  *     use is freed (perf's buffers, the event, the trace_uprobe) or the
  *     consumer is registered again, wait_unregistered() waits for them.
+ *   - From its unregistration to that wait a trace_uprobe holds the core's
+ *     probe (uprobe_stats_hold()): the handlers still running count their
+ *     hits there, and the wait then adds them to its statistics.
  *   - Deletion is refused (-EBUSY) while the event is enabled or perf holds
  *     it; a sibling of an enabled event is unregistered first, then freed.
  *   - Trace file links are freed by RCU; handlers read them under
@@ -135,6 +138,7 @@ struct uprobe_record_head {
  * @unreg_pending: @consumer was unregistered without waiting for its
  *	handlers
  * @unreg_cookie: the core's cookie to wait for them
+ * @held: the core's probe, held from the unregistration to that wait
  * @stats_start: the core's counts for the probe when @consumer was
  *	registered (the core's probe may serve other consumers too)
  * @stats_done: the core's counts over the earlier registrations
@@ -154,6 +158,7 @@ struct trace_uprobe {
 	bool registered;
 	bool unreg_pending;
 	unsigned long unreg_cookie;
+	struct uprobe *held;
 	struct uprobe_stats stats_start;
 	struct uprobe_stats stats_done;
 	int text_room;
@@ -758,12 +763,22 @@ static void tu_stats(struct trace_uprobe *tu,
 		stats_add_delta(st, &now, &tu->stats_start);
 }
 
-/* No handler of @tu's consumer runs any more. */
+/*
+ * No handler of @tu's consumer runs any more; the hits they served are in
+ * @tu's statistics.
+ */
 static void wait_unregistered(struct trace_uprobe *tu)
 {
+	struct uprobe_stats now;
+
 	if (!tu->unreg_pending)
 		return;
 	uprobe_unregister_wait(tu->unreg_cookie);
+	if (tu->held) {
+		uprobe_stats_release(tu->held, &now);
+		stats_add_delta(&tu->stats_done, &now, &tu->stats_start);
+		tu->held = NULL;
+	}
 	tu->unreg_pending = false;
 }
 
@@ -787,8 +802,8 @@ static void unregister_probe(struct trace_uprobe *tu)
 {
 	if (!tu->registered)
 		return;
-	/* before: the core frees the probe with its last consumer */
-	tu_stats(tu, &tu->stats_done);
+	/* the core frees the probe with its last consumer: keep its counts */
+	tu->held = uprobe_stats_hold(tu->inode, tu->offset);
 	tu->unreg_cookie = uprobe_unregister_nosync(tu->inode, tu->offset,
 						    &tu->consumer);
 	tu->unreg_pending = true;
@@ -1626,6 +1641,7 @@ static void list_stats(struct seq_file *m, struct trace_uprobe *tu)
 {
 	struct uprobe_stats st;
 
+	wait_unregistered(tu);	/* the hits of a disable in progress */
 	tu_stats(tu, &st);
 	seq_printf(m, "%s/%s %s:0x%lx %lu %llu %llu %llu %llu\n",
 		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
