@@ -825,17 +825,52 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site);
 static void retire_slot(struct mm_struct *mm, unsigned long vaddr);
 
 /*
+ * Where can @uprobe's sites in @mm be? At the addresses where a mapping
+ * shows its offset, unless uprobe_munmap() ever detached a site of @mm
+ * from its mapping (um->vmas_changed): then anywhere. Caller holds
+ * mmap_lock. Returns the site at the first such address after @vma's
+ * start (NULL @vma: from the beginning), *@vma advanced to its mapping;
+ * NULL when there are no more. Costs the mm's mappings, not its sites.
+ */
+static struct uprobe_site *next_mapped_site(struct mm_struct *mm,
+					    struct uprobe *uprobe,
+					    struct vm_area_struct **vma)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	unsigned long from = *vma ? (*vma)->vm_end : 0;
+	struct uprobe_site *site;
+
+	for (*vma = find_vma(mm, from); *vma;
+	     *vma = find_vma(mm, (*vma)->vm_end)) {
+		if (!vma_maps_offset(*vma, uprobe->ui->inode, uprobe->offset))
+			continue;
+		site = xa_load(&um->sites, offset_to_vaddr(*vma, uprobe->offset));
+		if (site && site->uprobe == uprobe)
+			return site;
+	}
+	return NULL;
+}
+
+/*
  * The SDT counter counts mms, not mappings: a probe's +1 in an mm is held
  * by one of its sites there (ref_ctr_done), taken by the first and handed
  * over to another site when the holder goes. Caller holds mmap_lock.
  */
-static struct uprobe_site *ctr_site(struct uprobes_mm *um,
+static struct uprobe_site *ctr_site(struct mm_struct *mm,
 				    struct uprobe *uprobe,
 				    struct uprobe_site *except, bool holder)
 {
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct vm_area_struct *vma = NULL;
 	struct uprobe_site *site;
 	unsigned long index;
 
+	if (!READ_ONCE(um->vmas_changed)) {
+		while ((site = next_mapped_site(mm, uprobe, &vma)))
+			if (site != except && (!holder || site->ref_ctr_done))
+				return site;
+		return NULL;
+	}
 	xa_for_each(&um->sites, index, site) {
 		if (site != except && site->uprobe == uprobe &&
 		    (!holder || site->ref_ctr_done))
@@ -888,7 +923,7 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 	if (ret)
 		goto erase_site;
 	hot_add(mm, um, site);
-	if (uprobe->ref_ctr_offset && !ctr_site(um, uprobe, site, true)) {
+	if (uprobe->ref_ctr_offset && !ctr_site(mm, uprobe, site, true)) {
 		ret = update_ref_ctr(uprobe, mm, 1);
 		if (!ret)
 			site->ref_ctr_done = true;
@@ -959,7 +994,7 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 			return ret;	/* the site stays for the next walk */
 	}
 	if (site->ref_ctr_done) {
-		struct uprobe_site *heir = ctr_site(um, uprobe, site, false);
+		struct uprobe_site *heir = ctr_site(mm, uprobe, site, false);
 
 		if (heir)
 			heir->ref_ctr_done = true;
@@ -978,12 +1013,18 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct vm_area_struct *vma = NULL;
 	struct uprobe_site *site;
 	unsigned long index;
 
 	mmap_assert_write_locked(mm);
 	if (!um)
 		return;
+	if (!READ_ONCE(um->vmas_changed)) {
+		while ((site = next_mapped_site(mm, uprobe, &vma)))
+			remove_site(mm, site);
+		return;
+	}
 	xa_for_each(&um->sites, index, site) {
 		if (site->uprobe == uprobe)
 			remove_site(mm, site);
@@ -1580,7 +1621,7 @@ static void apply_pending_ref_ctrs(struct mm_struct *mm,
 		if (site->ref_ctr_done || site->detached ||
 		    !uprobe->ref_ctr_offset ||
 		    !vma_maps_offset(vma, inode, uprobe->ref_ctr_offset) ||
-		    ctr_site(um, uprobe, site, true))
+		    ctr_site(mm, uprobe, site, true))
 			continue;
 		if (!update_ref_ctr(uprobe, mm, 1))
 			site->ref_ctr_done = true;
