@@ -2221,6 +2221,11 @@ static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
 	return slot;
 }
 
+static unsigned long get_slot_slow(struct mm_struct *mm,
+				   struct xol_area *area,
+				   struct uprobe *uprobe, unsigned long vaddr,
+				   unsigned int *slot, bool *wait);
+
 /*
  * The slot that runs @uprobe's instruction probed at @vaddr, filled on
  * first use; 0 when the area is full or unavailable. *@slot is a hint (the
@@ -2241,12 +2246,6 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 			      bool *wait)
 {
 	struct xol_area *area = get_xol_area(mm);
-	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
-	struct xol_owner *owner;
-	unsigned int page, next;
-	bool gp_pending = false;
-	void *entry;
-	int len;
 
 	*wait = false;
 	if (IS_ERR(area))
@@ -2255,6 +2254,27 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 		smp_rmb();	/* the recipe after its owner: see smp_wmb() */
 		return slot_vaddr(area, *slot);
 	}
+	return get_slot_slow(mm, area, uprobe, vaddr, slot, wait);
+}
+
+/*
+ * get_slot() without a valid hint: look the slot up, or fill a new one,
+ * under @area->lock, which this takes. Out of line: its recipe buffer
+ * (which the kernel's stack initialisation zeroes) stays off the path of
+ * hits that have their slot.
+ */
+static noinline unsigned long get_slot_slow(struct mm_struct *mm,
+					    struct xol_area *area,
+					    struct uprobe *uprobe,
+					    unsigned long vaddr,
+					    unsigned int *slot, bool *wait)
+{
+	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
+	struct xol_owner *owner;
+	unsigned int page, next;
+	bool gp_pending = false;
+	void *entry;
+	int len;
 
 	mutex_lock(&area->lock);
 	entry = xa_load(&area->slots, vaddr);
@@ -2290,7 +2310,7 @@ static unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 	/*
 	 * Recipe, then owner, then publication: a reader that finds the
 	 * owner (through @slots or a hint) finds the recipe written. Pairs
-	 * with the smp_rmb() above.
+	 * with the smp_rmb() in get_slot().
 	 */
 	smp_wmb();
 	owner = slot_owner(area, next);
