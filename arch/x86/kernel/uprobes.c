@@ -1831,16 +1831,26 @@ void arch_uretprobe_unmap_table(struct mm_struct *mm)
  */
 static unsigned long aup_tramp_restore(struct pt_regs *regs)
 {
-	unsigned long saved[AUP_TRAMP_SAVED];
-	unsigned long slot = regs->sp - sizeof(long);
+	unsigned long slot = regs->sp - sizeof(long), r11, cx, ax;
+	const unsigned long __user *saved;
 
-	if (copy_from_user(saved, (void __user *)(slot - sizeof(saved)),
-			   sizeof(saved)))
+	BUILD_BUG_ON(AUP_TRAMP_SAVED != 3);
+	saved = (const unsigned long __user *)slot - AUP_TRAMP_SAVED;
+	/* Three words: cheaper than a copy_from_user() of a buffer. */
+	if (!user_read_access_begin(saved, AUP_TRAMP_SAVED * sizeof(long)))
 		return 0;
-	regs->r11 = saved[0];
-	regs->cx = saved[1];
-	regs->ax = saved[2];
+	unsafe_get_user(r11, &saved[0], efault);
+	unsafe_get_user(cx, &saved[1], efault);
+	unsafe_get_user(ax, &saved[2], efault);
+	user_read_access_end();
+	regs->r11 = r11;
+	regs->cx = cx;
+	regs->ax = ax;
 	return slot;
+
+efault:
+	user_read_access_end();
+	return 0;
 }
 
 /**
@@ -1962,12 +1972,21 @@ static unsigned int aup_ret_size(struct pt_regs *regs)
  */
 unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs)
 {
-	unsigned int rasize = aup_ret_size(regs);
-	unsigned long addr = 0;
+	u32 addr32;
+	u64 addr;
 
-	if (!rasize || copy_from_user(&addr, (void __user *)regs->sp, rasize))
+	switch (aup_ret_size(regs)) {
+	case 8:
+		if (get_user(addr, (u64 __user *)regs->sp))
+			return -1UL;
+		return addr;
+	case 4:
+		if (get_user(addr32, (u32 __user *)regs->sp))
+			return -1UL;
+		return addr32;
+	default:
 		return -1UL;
-	return addr;
+	}
 }
 
 /**
@@ -1982,10 +2001,14 @@ unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs)
  */
 int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr)
 {
-	unsigned int rasize = aup_ret_size(regs);
-
-	if (!rasize || (rasize == 4 && addr > U32_MAX) ||
-	    copy_to_user((void __user *)regs->sp, &addr, rasize))
+	switch (aup_ret_size(regs)) {
+	case 8:
+		return put_user((u64)addr, (u64 __user *)regs->sp);
+	case 4:
+		if (addr > U32_MAX)
+			return -EFAULT;
+		return put_user((u32)addr, (u32 __user *)regs->sp);
+	default:
 		return -EFAULT;
-	return 0;
+	}
 }
