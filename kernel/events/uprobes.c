@@ -214,7 +214,9 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_ANALYSED once @arch holds a decoded instruction
- * @stats: per-CPU counts of how hits were handled (uprobe_get_stats())
+ * @stats: per-CPU counts of how hits were handled (uprobe_get_stats()),
+ *	allocated at the first hit to count (most probes of a large set
+ *	are never hit) and published once with cmpxchg()
  * @arch: the decoded instruction and how to run it
  * @rcu: deferred free (uprobes_srcu)
  */
@@ -463,10 +465,7 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 	if (IS_ERR(ui))
 		return ERR_CAST(ui);
 	uprobe = kzalloc(sizeof(*uprobe), GFP_KERNEL);
-	if (uprobe)
-		uprobe->stats = alloc_percpu(struct uprobe_stats);
-	if (!uprobe || !uprobe->stats) {
-		kfree(uprobe);
+	if (!uprobe) {
 		put_uprobe_inode(ui);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -1429,11 +1428,15 @@ EXPORT_SYMBOL_GPL(uprobe_synchronize);
 /* @uprobe's counts summed over all CPUs, into @stats. */
 static void sum_stats(struct uprobe *uprobe, struct uprobe_stats *stats)
 {
+	/* Address dependency: pairs with the cmpxchg() in alloc_stats(). */
+	struct uprobe_stats __percpu *counts = READ_ONCE(uprobe->stats);
 	int cpu;
 
 	memset(stats, 0, sizeof(*stats));
+	if (!counts)
+		return;		/* never hit */
 	for_each_possible_cpu(cpu) {
-		struct uprobe_stats *c = per_cpu_ptr(uprobe->stats, cpu);
+		struct uprobe_stats *c = per_cpu_ptr(counts, cpu);
 
 		stats->hits += READ_ONCE(c->hits);
 		stats->emulated += READ_ONCE(c->emulated);
@@ -2808,6 +2811,35 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
  */
 static DEFINE_PER_CPU(struct uprobe_stats, unseen_hits);
 
+/*
+ * Allocate @uprobe's counters at its first hit; without memory, that hit
+ * goes uncounted.
+ */
+static noinline struct uprobe_stats __percpu *alloc_stats(struct uprobe *uprobe)
+{
+	struct uprobe_stats __percpu *counts, *old;
+
+	counts = alloc_percpu(struct uprobe_stats);
+	if (!counts)
+		return &unseen_hits;
+	/* Zeroed counters first: pairs with READ_ONCE() in probe_stats(). */
+	old = cmpxchg(&uprobe->stats, NULL, counts);
+	if (old) {		/* another hit was first */
+		free_percpu(counts);
+		return old;
+	}
+	return counts;
+}
+
+/* Where @uprobe's hits are counted. May sleep (the first time). */
+static struct uprobe_stats __percpu *probe_stats(struct uprobe *uprobe)
+{
+	/* Address dependency: pairs with the cmpxchg() in alloc_stats(). */
+	struct uprobe_stats __percpu *counts = READ_ONCE(uprobe->stats);
+
+	return likely(counts) ? counts : alloc_stats(uprobe);
+}
+
 /**
  * struct stack_span - the stack a frame is on, as far as the kernel can tell
  * @lo: start of its mapping (0 if unmapped)
@@ -2974,7 +3006,7 @@ put:
 	put_uprobe(ri->uprobe);
 	recycle_return_instance(utask, ri);
 missed:
-	this_cpu_inc(uprobe->stats->missed);
+	this_cpu_inc(probe_stats(uprobe)->missed);
 	return;
 recycle:
 	recycle_return_instance(utask, ri);
@@ -3255,7 +3287,7 @@ static bool handle_hit(struct pt_regs *regs)
 	instruction_pointer_set(regs, bp);
 	utask = get_utask();
 	if (!utask) {
-		this_cpu_inc(uprobe->stats->missed);
+		this_cpu_inc(probe_stats(uprobe)->missed);
 		goto out;
 	}
 
@@ -3266,7 +3298,7 @@ static bool handle_hit(struct pt_regs *regs)
 	 * counts read after uprobe_unregister()'s wait are complete (but
 	 * for a hit that waits in get_slot_after_gp(), outside it).
 	 */
-	stats = seen ? uprobe->stats : &unseen_hits;
+	stats = seen ? probe_stats(uprobe) : &unseen_hits;
 	this_cpu_inc(stats->hits);
 	if (remove)
 		remove_current_site(uprobe, bp, false);
