@@ -490,10 +490,15 @@ static void fill_head(struct uprobe_record_head *entry,
 
 /* ------------------------------------------------------- ftrace output */
 
-/* Would a hit be recorded (or seen by a trigger) in @file? */
+/*
+ * Would a hit be recorded (or seen by a trigger) in @file? Tracing on or
+ * off is read from buffer_disabled, the mirror of the ring buffer's state
+ * that tracing_is_enabled() reads for fast paths too: racy, and blind to
+ * the buffer's internal pauses (a resize), when the reserve then fails.
+ */
 static bool file_records(struct trace_event_file *file)
 {
-	return tracer_tracing_is_on(file->tr) ||
+	return !READ_ONCE(file->tr->buffer_disabled) ||
 	       (file->flags & EVENT_FILE_FL_TRIGGER_COND);
 }
 
@@ -697,6 +702,26 @@ static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		perf_hit(tu, uf);
 }
 
+/*
+ * Is a hit of @tu's event nothing to anybody: traced by files only, none
+ * of which records (tracing off) or runs triggers? Inline, so that such a
+ * hit costs this look and no call.
+ */
+static bool hit_unused(struct trace_uprobe *tu)
+{
+	struct event_file_link *link;
+	bool want = false;
+
+	if (trace_probe_load_flag(&tu->tp) != TP_FLAG_TRACE)
+		return false;
+	rcu_read_lock();
+	trace_probe_for_each_link_rcu(link, &tu->tp)
+		want |= file_records(link->file) ||
+			file_checks_first(link->file);
+	rcu_read_unlock();
+	return !want;
+}
+
 static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct trace_uprobe *tu = uc_to_tu(uc);
@@ -715,6 +740,8 @@ static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 			return UPROBE_HANDLER_REMOVE;
 		return 0;
 	}
+	if (hit_unused(tu))
+		return 0;
 	dispatch(tu, &uf, &unwanted);
 	return unwanted ? UPROBE_HANDLER_REMOVE : 0;
 }
@@ -730,6 +757,8 @@ static int return_handler(struct uprobe_consumer *uc,
 	};
 	bool unwanted;
 
+	if (hit_unused(tu))
+		return 0;
 	dispatch(tu, &uf, &unwanted);
 	return 0;
 }
