@@ -211,6 +211,8 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @ref_ctr_offset: file offset of the SDT counter, 0 for none
  * @id: unique for the life of the system (XOL slots record it), never 0
  * @ref: references: consumers (one for all), sites, temporary ones
+ * @nr_sites: how many sites (in all mms) hold a reference; a removal walk
+ *	that leaves some covers the whole file (__sync_maps())
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_ANALYSED once @arch holds a decoded instruction
@@ -226,6 +228,7 @@ struct uprobe {
 	loff_t ref_ctr_offset;
 	u64 id;
 	refcount_t ref;
+	atomic_t nr_sites;
 	struct mutex reg_lock;		/* see the kernel-doc above */
 	struct list_head consumers;
 	unsigned long flags;
@@ -430,6 +433,21 @@ static void put_uprobe(struct uprobe *uprobe)
 	xa_cmpxchg(&ui->probes, uprobe->offset, uprobe, NULL, 0);
 	put_uprobe_inode(ui);
 	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
+}
+
+/* A new site of @uprobe takes a reference (the caller holds one). */
+static struct uprobe *site_get_uprobe(struct uprobe *uprobe)
+{
+	refcount_inc(&uprobe->ref);
+	atomic_inc(&uprobe->nr_sites);
+	return uprobe;
+}
+
+/* @site is being freed: drop its reference. */
+static void site_put_uprobe(struct uprobe_site *site)
+{
+	atomic_dec(&site->uprobe->nr_sites);
+	put_uprobe(site->uprobe);
 }
 
 /* The probe at @inode:@offset, or NULL; takes a reference. */
@@ -826,28 +844,19 @@ static void retire_slot(struct mm_struct *mm, unsigned long vaddr);
 /*
  * Where can @uprobe's sites in @mm be? At the addresses where a mapping
  * shows its offset, unless uprobe_munmap() ever detached a site of @mm
- * from its mapping (um->vmas_changed): then anywhere. Caller holds
- * mmap_lock. Returns the site at the first such address after @vma's
- * start (NULL @vma: from the beginning), *@vma advanced to its mapping;
- * NULL when there are no more. Costs the mm's mappings, not its sites.
+ * from its mapping (um->vmas_changed): then anywhere, and callers walk
+ * every site. The site of @uprobe where @vma shows its offset, or NULL.
  */
-static struct uprobe_site *next_mapped_site(struct mm_struct *mm,
-					    struct uprobe *uprobe,
-					    struct vm_area_struct **vma)
+static struct uprobe_site *mapped_site(struct uprobes_mm *um,
+				       struct uprobe *uprobe,
+				       struct vm_area_struct *vma)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
-	unsigned long from = *vma ? (*vma)->vm_end : 0;
 	struct uprobe_site *site;
 
-	for (*vma = find_vma(mm, from); *vma;
-	     *vma = find_vma(mm, (*vma)->vm_end)) {
-		if (!vma_maps_offset(*vma, uprobe->ui->inode, uprobe->offset))
-			continue;
-		site = xa_load(&um->sites, offset_to_vaddr(*vma, uprobe->offset));
-		if (site && site->uprobe == uprobe)
-			return site;
-	}
-	return NULL;
+	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
+		return NULL;
+	site = xa_load(&um->sites, offset_to_vaddr(vma, uprobe->offset));
+	return site && site->uprobe == uprobe ? site : NULL;
 }
 
 /*
@@ -860,14 +869,19 @@ static struct uprobe_site *ctr_site(struct mm_struct *mm,
 				    struct uprobe_site *except, bool holder)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
-	struct vm_area_struct *vma = NULL;
+	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
 
 	if (!READ_ONCE(um->vmas_changed)) {
-		while ((site = next_mapped_site(mm, uprobe, &vma)))
-			if (site != except && (!holder || site->ref_ctr_done))
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			site = mapped_site(um, uprobe, vma);
+			if (site && site != except &&
+			    (!holder || site->ref_ctr_done))
 				return site;
+		}
 		return NULL;
 	}
 	xa_for_each(&um->sites, index, site) {
@@ -913,7 +927,7 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 	site = kzalloc(sizeof(*site), GFP_KERNEL);
 	if (!site)
 		return -ENOMEM;
-	site->uprobe = get_uprobe(uprobe);
+	site->uprobe = site_get_uprobe(uprobe);
 	site->vaddr = vaddr;
 	ret = xa_insert(&um->sites, vaddr, site, GFP_KERNEL);
 	if (ret)
@@ -939,7 +953,7 @@ restore_insn:
 erase_site:
 	xa_erase(&um->sites, vaddr);
 free_site:
-	put_uprobe(site->uprobe);
+	site_put_uprobe(site);
 	kfree(site);
 	return ret;
 }
@@ -1003,7 +1017,7 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	hot_del(mm, um, site);
 	xa_erase(&um->sites, site->vaddr);
 	retire_slot(mm, site->vaddr);
-	put_uprobe(uprobe);
+	site_put_uprobe(site);
 	call_rcu(&site->rcu, free_site_rcu);
 	return 0;
 }
@@ -1012,7 +1026,7 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
-	struct vm_area_struct *vma = NULL;
+	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
 
@@ -1020,8 +1034,14 @@ static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
 	if (!um)
 		return;
 	if (!READ_ONCE(um->vmas_changed)) {
-		while ((site = next_mapped_site(mm, uprobe, &vma)))
-			remove_site(mm, site);
+		VMA_ITERATOR(vmi, mm, 0);
+
+		/* Removing a site changes page tables, not the VMAs. */
+		for_each_vma(vmi, vma) {
+			site = mapped_site(um, uprobe, vma);
+			if (site)
+				remove_site(mm, site);
+		}
 		return;
 	}
 	xa_for_each(&um->sites, index, site) {
@@ -1149,26 +1169,18 @@ static bool wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 }
 
 /*
- * Bring every current mapping of @uprobe's file in line with its
- * consumers: install where one wants it, remove where none does. Caller
- * holds reg_lock and dup_mmap_sem for write. Removal visits every mm that
- * maps any part of the file, so that sites whose text went away (detached)
- * are settled too.
- *
- * Return: 0, or when @ctx is UPROBE_FILTER_REGISTER (removals do not fail
- * the walk) the first error of an install, or -EOPNOTSUPP when executable
- * mappings that a consumer wants exist and none of them can take the
- * breakpoint (shared, writable or hugetlb ones): a probe that could never
- * fire where it is asked for is refused, not accepted silently.
+ * __sync_maps() over the mms that map @uprobe's probed page, or (@whole)
+ * any part of its file.
  */
-static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
+static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+			  bool whole)
 {
 	bool adding = ctx == UPROBE_FILTER_REGISTER;
 	int i, nr, err = 0, ret, placed = 0, refused = 0;
 	struct map_entry *maps;
 
 	lockdep_assert_held(&uprobe->reg_lock);
-	maps = collect_maps(uprobe, !adding, &nr);
+	maps = collect_maps(uprobe, whole, &nr);
 	if (IS_ERR(maps))
 		return PTR_ERR(maps);
 	/* An mm with several mappings of the file is visited once. */
@@ -1192,6 +1204,30 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 	free_maps(maps, nr);
 	if (!err && adding && refused && !placed)
 		err = -EOPNOTSUPP;
+	return err;
+}
+
+/*
+ * Bring every current mapping of @uprobe's file in line with its
+ * consumers: install where one wants it, remove where none does. Caller
+ * holds reg_lock and dup_mmap_sem for write. A site outside the mappings
+ * of the probed page is detached (its text went away or moved); when
+ * sites are left after a removal pass over those mappings, it visits
+ * every mm that maps any part of the file, so that detached sites are
+ * settled too.
+ *
+ * Return: 0, or when @ctx is UPROBE_FILTER_REGISTER (removals do not fail
+ * the walk) the first error of an install, or -EOPNOTSUPP when executable
+ * mappings that a consumer wants exist and none of them can take the
+ * breakpoint (shared, writable or hugetlb ones): a probe that could never
+ * fire where it is asked for is refused, not accepted silently.
+ */
+static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
+{
+	int err = __sync_maps_in(uprobe, ctx, false);
+
+	if (ctx != UPROBE_FILTER_REGISTER && atomic_read(&uprobe->nr_sites))
+		err = __sync_maps_in(uprobe, ctx, true);
 	return err;
 }
 
@@ -1788,10 +1824,10 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 		copy = kmemdup(site, sizeof(*site), GFP_KERNEL);
 		if (!copy)
 			break;
-		refcount_inc(&site->uprobe->ref);
+		site_get_uprobe(site->uprobe);
 		copy->xol_slot = 0;	/* the child maps its own area */
 		if (xa_insert(&um->sites, index, copy, GFP_KERNEL)) {
-			put_uprobe(copy->uprobe);
+			site_put_uprobe(copy);
 			kfree(copy);
 			break;
 		}
@@ -1820,7 +1856,7 @@ void uprobe_clear_state(struct mm_struct *mm)
 		return;
 	mm->uprobes_state.sites = NULL;
 	xa_for_each(&um->sites, index, site) {
-		put_uprobe(site->uprobe);
+		site_put_uprobe(site);
 		call_rcu(&site->rcu, free_site_rcu);
 	}
 	xa_destroy(&um->sites);
@@ -3164,7 +3200,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 			site->xol_slot = 0;
 			site->detached = false;
 			if (xa_insert(&um->sites, bp, site, GFP_KERNEL)) {
-				put_uprobe(site->uprobe);
+				site_put_uprobe(site);
 				call_rcu(&site->rcu, free_site_rcu);
 				break;
 			}
