@@ -565,7 +565,8 @@ static noinline void trace_hit_files(struct trace_uprobe *tu,
  * files: the record (a few hundred bytes the compiler may zero) stays
  * off this path.
  */
-static void trace_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+static __always_inline void trace_hit(struct trace_uprobe *tu,
+				      struct uprobe_fetch *uf)
 {
 	struct event_file_link *link;
 	bool wanted = false, checks = false;
@@ -702,26 +703,6 @@ static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		perf_hit(tu, uf);
 }
 
-/*
- * Is a hit of @tu's event nothing to anybody: traced by files only, none
- * of which records (tracing off) or runs triggers? Inline, so that such a
- * hit costs this look and no call.
- */
-static bool hit_unused(struct trace_uprobe *tu)
-{
-	struct event_file_link *link;
-	bool want = false;
-
-	if (trace_probe_load_flag(&tu->tp) != TP_FLAG_TRACE)
-		return false;
-	rcu_read_lock();
-	trace_probe_for_each_link_rcu(link, &tu->tp)
-		want |= file_records(link->file) ||
-			file_checks_first(link->file);
-	rcu_read_unlock();
-	return !want;
-}
-
 static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct trace_uprobe *tu = uc_to_tu(uc);
@@ -740,8 +721,11 @@ static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 			return UPROBE_HANDLER_REMOVE;
 		return 0;
 	}
-	if (hit_unused(tu))
+	/* Trace files only: trace_hit()'s inline look may be all it costs. */
+	if (trace_probe_load_flag(&tu->tp) == TP_FLAG_TRACE) {
+		trace_hit(tu, &uf);
 		return 0;
+	}
 	dispatch(tu, &uf, &unwanted);
 	return unwanted ? UPROBE_HANDLER_REMOVE : 0;
 }
@@ -757,8 +741,10 @@ static int return_handler(struct uprobe_consumer *uc,
 	};
 	bool unwanted;
 
-	if (hit_unused(tu))
+	if (trace_probe_load_flag(&tu->tp) == TP_FLAG_TRACE) {
+		trace_hit(tu, &uf);
 		return 0;
+	}
 	dispatch(tu, &uf, &unwanted);
 	return 0;
 }
