@@ -56,6 +56,11 @@
  *     instruction that needs no fix-up runs in its slot followed by a jump
  *     back, with no step trap (one trap per hit). Slots are reused only
  *     once no task can be in them (struct xol_area).
+ *   - Patching copies a page once per mm: the first int3 in a page maps a
+ *     private copy of it; further int3s in that page, and removals, write
+ *     the copy in place while this mm is its only user (write_in_place()).
+ *     A removal that leaves no other site of ours in the page maps the
+ *     file's page back when the copy matches it.
  *   - A probe that cannot go anywhere it is asked for (only shared,
  *     writable or hugetlb executable mappings) fails registration with
  *     -EOPNOTSUPP; refused mappings are always reported.
@@ -268,7 +273,8 @@ struct uprobe_site {
 /**
  * struct uprobes_mm - per-mm breakpoint table
  * @sites: vaddr -> &struct uprobe_site; changed under the mm's mmap_lock
- *	held for write, read under RCU
+ *	held for write (sites_insert(), sites_erase()), read under RCU
+ * @nr_sites: how many entries @sites has; same lock
  * @hot: a direct-mapped cache of @sites in front of it (hash of vaddr),
  *	so that a hit costs a multiply, not a walk down a sparse xarray (a
  *	user vaddr needs up to eight levels); same locking as @sites, filled
@@ -281,6 +287,7 @@ struct uprobe_site {
  */
 struct uprobes_mm {
 	struct xarray sites;
+	unsigned int nr_sites;
 	struct uprobe_site __rcu *hot[1 << UPROBE_HOT_BITS];
 	bool vmas_changed;
 	bool moving;
@@ -320,6 +327,26 @@ static void hot_del(struct mm_struct *mm, struct uprobes_mm *um,
 	mmap_assert_write_locked(mm);
 	if (rcu_access_pointer(*e) == site)
 		RCU_INIT_POINTER(*e, NULL);
+}
+
+/*
+ * Enter @site in @um->sites at its vaddr. Caller holds the mm's mmap_lock
+ * for write, or the mm is not visible to anyone yet.
+ */
+static int sites_insert(struct uprobes_mm *um, struct uprobe_site *site)
+{
+	int ret = xa_insert(&um->sites, site->vaddr, site, GFP_KERNEL);
+
+	if (!ret)
+		um->nr_sites++;
+	return ret;
+}
+
+/* Take the site at @vaddr out of @um->sites; same locking. */
+static void sites_erase(struct uprobes_mm *um, unsigned long vaddr)
+{
+	if (xa_erase(&um->sites, vaddr))
+		um->nr_sites--;
 }
 
 /* The site at @vaddr, if any. Caller is in an RCU read section. */
@@ -658,26 +685,61 @@ static bool file_page_restores(struct page *page, struct page *file,
 	return same;
 }
 
-/**
- * uprobe_write_opcode - put @opcode at @vaddr in @mm without touching the file
- * @auprobe: the probe's decoded instruction (original bytes in ->insn)
- * @mm: the address space, whose mmap_lock is held for write
- * @vaddr: user address of the probed instruction
- * @opcode: UPROBE_SWBP_INSN to install the breakpoint, else the original
- *	first byte to remove it
+/*
+ * Write @opcode at @vaddr into @page, the anonymous page @vma maps there,
+ * when @vma's mm is its only user: no fork child shares it (it is
+ * PageAnonExclusive) and KSM does not. That is the page of an earlier
+ * patch of ours, so a second probe in a page costs no copy. The page lock
+ * keeps reclaim, migration and KSM away while the mapping is checked and
+ * the byte written; the page is dirtied for its swap copy. A thread that
+ * took the int3 just before a removal finds the byte restored and runs it
+ * again (find_hit()), as with a replaced page.
  *
- * Installing maps a private anonymous copy of the page with the int3.
- * Removing restores the byte; when the result equals the file's page, the
- * page-cache page is mapped back so that no anonymous copy is left.
- *
- * Return: 0, or -errno (-EAGAIN: the page changed under us, try again).
+ * Return: 0; -EAGAIN if @page is no longer mapped there; -EPERM if it
+ * must be copied instead.
  */
-int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
-			unsigned long vaddr, uprobe_opcode_t opcode)
+static int write_in_place(struct vm_area_struct *vma, unsigned long vaddr,
+			  struct page *page, uprobe_opcode_t opcode)
+{
+	DEFINE_PAGE_VMA_WALK(pvmw, page, vma, vaddr, 0);
+	void *kaddr;
+	int ret = 0;
+
+	if (!PageAnon(page) || PageKsm(page) || PageCompound(page))
+		return -EPERM;
+	lock_page(page);
+	if (!page_vma_mapped_walk(&pvmw)) {
+		ret = -EAGAIN;
+		goto unlock_page;
+	}
+	if (!PageAnonExclusive(page)) {
+		ret = -EPERM;
+		goto walk_done;
+	}
+	kaddr = kmap_local_page(page);
+	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
+			  &opcode, sizeof(opcode));
+	kunmap_local(kaddr);
+	set_page_dirty(page);
+walk_done:
+	page_vma_mapped_walk_done(&pvmw);
+unlock_page:
+	unlock_page(page);
+	return ret;
+}
+
+/*
+ * uprobe_write_opcode() at @vaddr of @vma, which maps it; a removal looks
+ * for the file's page only if @restore_file (the caller knows no other
+ * int3 of ours is in the page).
+ */
+static int write_opcode(struct arch_uprobe *auprobe,
+			struct vm_area_struct *vma, unsigned long vaddr,
+			uprobe_opcode_t opcode, bool restore_file)
 {
 	unsigned int flags = FOLL_FORCE | FOLL_SPLIT_PMD;
 	struct page *old, *new, *file_page = NULL;
-	struct vm_area_struct *vma;
+	struct mm_struct *mm = vma->vm_mm;
 	uprobe_opcode_t cur;
 	bool install = opcode == UPROBE_SWBP_INSN, anon = true;
 	void *kaddr;
@@ -686,9 +748,14 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 
 	mmap_assert_write_locked(mm);
 retry:
-	got = get_user_pages_remote(mm, vaddr, 1, flags, &old, &vma, NULL);
-	if (got <= 0)
-		return got ? got : -EFAULT;
+	/* The page is usually there: look it up before faulting it in. */
+	old = follow_page(vma, vaddr, FOLL_GET | FOLL_SPLIT_PMD);
+	if (IS_ERR_OR_NULL(old)) {
+		got = get_user_pages_remote(mm, vaddr, 1, flags, &old, &vma,
+					    NULL);
+		if (got <= 0)
+			return got ? got : -EFAULT;
+	}
 	/* Removal also works after the mapping was made writable. */
 	if (install ? !vma_can_probe(vma) :
 	    !vma->vm_file || (vma->vm_flags & VM_MAYSHARE)) {
@@ -710,7 +777,7 @@ retry:
 		goto put_old;
 	}
 
-	if (!install) {
+	if (!install && restore_file) {
 		/*
 		 * Back to the file's page if nothing else differs: the usual
 		 * removal, and one that needs no allocation (so it cannot
@@ -727,6 +794,9 @@ retry:
 			goto replace;
 		}
 	}
+	ret = write_in_place(vma, vaddr, old, opcode);
+	if (ret != -EPERM)
+		goto put_file;
 	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
 	if (!new) {
 		ret = -ENOMEM;
@@ -750,6 +820,33 @@ put_old:
 		goto retry;
 	}
 	return ret;
+}
+
+/**
+ * uprobe_write_opcode - put @opcode at @vaddr in @mm without touching the file
+ * @auprobe: the probe's decoded instruction (original bytes in ->insn)
+ * @mm: the address space, whose mmap_lock is held for write
+ * @vaddr: user address of the probed instruction
+ * @opcode: UPROBE_SWBP_INSN to install the breakpoint, else the original
+ *	first byte to remove it
+ *
+ * The file's page is never written: installing maps a private anonymous
+ * copy of the page with the int3, or writes it into the copy already
+ * there if this mm is the copy's only user. Removing restores the byte;
+ * when the result equals the file's page, the page-cache page is mapped
+ * back so that no anonymous copy is left.
+ *
+ * Return: 0, or -errno (-EAGAIN: the page changed under us, try again).
+ */
+int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
+			unsigned long vaddr, uprobe_opcode_t opcode)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
+
+	mmap_assert_write_locked(mm);
+	if (!vma)
+		return -EFAULT;
+	return write_opcode(auprobe, vma, vaddr, opcode, true);
 }
 
 /* ------------------------------------------------------- SDT counters */
@@ -852,10 +949,17 @@ static struct uprobe_site *mapped_site(struct uprobes_mm *um,
 				       struct vm_area_struct *vma)
 {
 	struct uprobe_site *site;
+	unsigned long vaddr;
 
+	mmap_assert_write_locked(vma->vm_mm);
 	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
 		return NULL;
-	site = xa_load(&um->sites, offset_to_vaddr(vma, uprobe->offset));
+	vaddr = offset_to_vaddr(vma, uprobe->offset);
+	/* Writers fill and empty the cache under this lock: no RCU needed. */
+	site = rcu_dereference_protected(*hot_entry(um, vaddr),
+					 lockdep_is_held(&vma->vm_mm->mmap_lock));
+	if (!site || site->vaddr != vaddr)
+		site = xa_load(&um->sites, vaddr);
 	return site && site->uprobe == uprobe ? site : NULL;
 }
 
@@ -893,13 +997,14 @@ static struct uprobe_site *ctr_site(struct mm_struct *mm,
 }
 
 /*
- * Patch @uprobe in at @vaddr of @mm and record the site; the probe's
- * counter goes up once per mm, now or when its page gets mapped.
- * Idempotent.
+ * Patch @uprobe in at @vaddr of @vma (where @vma maps its offset) and
+ * record the site; the probe's counter goes up once per mm, now or when
+ * its page gets mapped. Idempotent.
  */
-static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
+static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 			unsigned long vaddr)
 {
+	struct mm_struct *mm = vma->vm_mm;
 	struct uprobe_site *site;
 	struct uprobes_mm *um;
 	int ret;
@@ -910,9 +1015,7 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 		return -ENOMEM;
 	site = xa_load(&um->sites, vaddr);
 	if (site && site->detached) {
-		struct vm_area_struct *vma = vma_lookup(mm, vaddr);
-
-		if (vma && int3_still_there(site->uprobe, vma, vaddr)) {
+		if (int3_still_there(site->uprobe, vma, vaddr)) {
 			WRITE_ONCE(site->detached, false);
 		} else {
 			remove_site(mm, site);
@@ -929,10 +1032,10 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 		return -ENOMEM;
 	site->uprobe = site_get_uprobe(uprobe);
 	site->vaddr = vaddr;
-	ret = xa_insert(&um->sites, vaddr, site, GFP_KERNEL);
+	ret = sites_insert(um, site);
 	if (ret)
 		goto free_site;
-	ret = uprobe_write_opcode(&uprobe->arch, mm, vaddr, UPROBE_SWBP_INSN);
+	ret = write_opcode(&uprobe->arch, vma, vaddr, UPROBE_SWBP_INSN, false);
 	if (ret)
 		goto erase_site;
 	hot_add(mm, um, site);
@@ -949,9 +1052,9 @@ static int install_site(struct uprobe *uprobe, struct mm_struct *mm,
 
 restore_insn:
 	hot_del(mm, um, site);
-	uprobe_write_opcode(&uprobe->arch, mm, vaddr, uprobe->arch.insn[0]);
+	write_opcode(&uprobe->arch, vma, vaddr, uprobe->arch.insn[0], true);
 erase_site:
-	xa_erase(&um->sites, vaddr);
+	sites_erase(um, vaddr);
 free_site:
 	site_put_uprobe(site);
 	kfree(site);
@@ -987,6 +1090,27 @@ static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 }
 
 /*
+ * Does another attached site of @um share @site's page? Then the page
+ * still differs from the file's after @site's byte is restored, and the
+ * 4 KiB comparison that would find that out is skipped.
+ */
+static bool page_has_other_site(struct uprobes_mm *um,
+				struct uprobe_site *site)
+{
+	unsigned long first = site->vaddr & PAGE_MASK, index = first;
+	struct uprobe_site *other;
+
+	if (um->nr_sites < 2)
+		return false;	/* @site is the only one: spare the walk */
+	xa_for_each_range(&um->sites, index, other, first,
+			  first + PAGE_SIZE - 1) {
+		if (other != site && !READ_ONCE(other->detached))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Remove @site from @mm: restore the instruction if our int3 is still
  * there, take the probe's +1 off the counter if this was its last site in
  * @mm (else hand it over), forget the site.
@@ -1001,8 +1125,9 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	mmap_assert_write_locked(mm);
 	vma = vma_lookup(mm, site->vaddr);
 	if (vma && (!site->detached || int3_still_there(uprobe, vma, site->vaddr))) {
-		ret = uprobe_write_opcode(&uprobe->arch, mm, site->vaddr,
-					  uprobe->arch.insn[0]);
+		ret = write_opcode(&uprobe->arch, vma, site->vaddr,
+				   uprobe->arch.insn[0],
+				   !page_has_other_site(um, site));
 		if (ret && ret != -EFAULT && ret != -EBUSY)
 			return ret;	/* the site stays for the next walk */
 	}
@@ -1015,7 +1140,7 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 			update_ref_ctr(uprobe, mm, -1);
 	}
 	hot_del(mm, um, site);
-	xa_erase(&um->sites, site->vaddr);
+	sites_erase(um, site->vaddr);
 	retire_slot(mm, site->vaddr);
 	site_put_uprobe(site);
 	call_rcu(&site->rcu, free_site_rcu);
@@ -1075,7 +1200,7 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 			}
 			continue;
 		}
-		ret = install_site(uprobe, mm, offset_to_vaddr(vma, uprobe->offset));
+		ret = install_site(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
 		if (ret && !err)
 			err = ret;
 		else if (!ret)
@@ -1632,7 +1757,7 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 				if (vma->vm_flags & VM_EXEC)
 					report_refused(vma, uprobe);
 			} else if (want) {
-				install_site(uprobe, vma->vm_mm,
+				install_site(uprobe, vma,
 					     offset_to_vaddr(vma, uprobe->offset));
 			}
 			put_uprobe(uprobe);
@@ -1826,7 +1951,7 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 			break;
 		site_get_uprobe(site->uprobe);
 		copy->xol_slot = 0;	/* the child maps its own area */
-		if (xa_insert(&um->sites, index, copy, GFP_KERNEL)) {
+		if (sites_insert(um, copy)) {
 			site_put_uprobe(copy);
 			kfree(copy);
 			break;
@@ -3194,12 +3319,12 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 			if (site->uprobe != found || !site->detached)
 				continue;
 			hot_del(mm, um, site);
-			xa_erase(&um->sites, index);
+			sites_erase(um, index);
 			retire_slot(mm, index);
 			WRITE_ONCE(site->vaddr, bp);
 			site->xol_slot = 0;
 			site->detached = false;
-			if (xa_insert(&um->sites, bp, site, GFP_KERNEL)) {
+			if (sites_insert(um, site)) {
 				site_put_uprobe(site);
 				call_rcu(&site->rcu, free_site_rcu);
 				break;
