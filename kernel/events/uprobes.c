@@ -1147,9 +1147,48 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	return 0;
 }
 
-/* Remove every site of @uprobe in @mm (there is one per mapping of it). */
-static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
+/*
+ * Where a walk found @uprobe's offset mapped in an mm, before it could
+ * take the mm's mmap_lock: the mm (pinned) and the address of the offset
+ * there, 0 for "somewhere" (a walk over the whole file).
+ */
+struct map_entry {
+	struct mm_struct *mm;
+	unsigned long vaddr;
+};
+
+/*
+ * The one mapping of @uprobe's offset that a walk saw in @mm (@hints, @nr
+ * of them), if @mm still maps the offset there: then only it needs a
+ * visit. NULL if the caller must visit every mapping of @mm: the walk saw
+ * several, or took the whole file, or the mapping changed since. New
+ * mappings of the offset since the walk are not missed: uprobe_mmap()
+ * gave them what the consumers wanted then.
+ */
+static struct vm_area_struct *hinted_vma(struct uprobe *uprobe,
+					 struct mm_struct *mm,
+					 const struct map_entry *hints, int nr)
 {
+	struct vm_area_struct *vma;
+
+	mmap_assert_locked(mm);
+	if (nr != 1 || !hints->vaddr)
+		return NULL;
+	vma = vma_lookup(mm, hints->vaddr);
+	if (!vma || !vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset) ||
+	    offset_to_vaddr(vma, uprobe->offset) != hints->vaddr)
+		return NULL;
+	return vma;
+}
+
+/*
+ * Remove every site of @uprobe in @mm (there is one per mapping of it);
+ * @hints: where a walk saw it mapped.
+ */
+static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm,
+			 const struct map_entry *hints, int nr)
+{
+	VMA_ITERATOR(vmi, mm, 0);
 	struct uprobes_mm *um = mm->uprobes_state.sites;
 	struct vm_area_struct *vma;
 	struct uprobe_site *site;
@@ -1158,19 +1197,24 @@ static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
 	mmap_assert_write_locked(mm);
 	if (!um)
 		return;
-	if (!READ_ONCE(um->vmas_changed)) {
-		VMA_ITERATOR(vmi, mm, 0);
-
-		/* Removing a site changes page tables, not the VMAs. */
-		for_each_vma(vmi, vma) {
-			site = mapped_site(um, uprobe, vma);
-			if (site)
+	if (READ_ONCE(um->vmas_changed)) {
+		xa_for_each(&um->sites, index, site) {
+			if (site->uprobe == uprobe)
 				remove_site(mm, site);
 		}
 		return;
 	}
-	xa_for_each(&um->sites, index, site) {
-		if (site->uprobe == uprobe)
+	vma = hinted_vma(uprobe, mm, hints, nr);
+	if (vma) {
+		site = mapped_site(um, uprobe, vma);
+		if (site)
+			remove_site(mm, site);
+		return;
+	}
+	/* Removing a site changes page tables, not the VMAs. */
+	for_each_vma(vmi, vma) {
+		site = mapped_site(um, uprobe, vma);
+		if (site)
 			remove_site(mm, site);
 	}
 }
@@ -1178,11 +1222,34 @@ static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm)
 static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe);
 
 /*
- * Install @uprobe at every mapping of its offset in @mm; first error.
+ * Install @uprobe in @vma, which maps its offset, if it may go there.
  * *@placed counts the mappings that have it, *@refused the executable ones
  * that may not (each reported).
  */
+static int install_in_vma(struct uprobe *uprobe, struct vm_area_struct *vma,
+			  int *placed, int *refused)
+{
+	int ret;
+
+	if (!vma_can_probe(vma)) {
+		if (vma->vm_flags & VM_EXEC) {
+			report_refused(vma, uprobe);
+			(*refused)++;
+		}
+		return 0;
+	}
+	ret = install_site(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
+	if (!ret)
+		(*placed)++;
+	return ret;
+}
+
+/*
+ * Install @uprobe at every mapping of its offset in @mm: those of @hints
+ * if they still hold, else all. Return: the first error.
+ */
 static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
+			 const struct map_entry *hints, int nr,
 			 int *placed, int *refused)
 {
 	VMA_ITERATOR(vmi, mm, 0);
@@ -1190,49 +1257,49 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 	int ret, err = 0;
 
 	mmap_assert_write_locked(mm);
+	vma = hinted_vma(uprobe, mm, hints, nr);
+	if (vma)
+		return install_in_vma(uprobe, vma, placed, refused);
 	for_each_vma(vmi, vma) {
 		if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
 			continue;
-		if (!vma_can_probe(vma)) {
-			if (vma->vm_flags & VM_EXEC) {
-				report_refused(vma, uprobe);
-				(*refused)++;
-			}
-			continue;
-		}
-		ret = install_site(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
+		ret = install_in_vma(uprobe, vma, placed, refused);
 		if (ret && !err)
 			err = ret;
-		else if (!ret)
-			(*placed)++;
 	}
 	return err;
 }
 
 /* ---------------------------------------------------------- walks */
 
-struct map_entry {
-	struct mm_struct *mm;
-};
+/* Unpin the mms of @maps and free it unless it is the caller's @local. */
+static void free_maps(struct map_entry *maps, int nr, struct map_entry *local)
+{
+	while (nr > 0)
+		mmput(maps[--nr].mm);
+	if (maps != local)
+		kfree(maps);
+}
 
 /*
- * The mms that map @uprobe's file now, each pinned (an mm may appear more
- * than once); *@nr receives their number. @whole: any part of the file,
- * else only its probed page. Collected under i_mmap_rwsem, which cannot be
- * held while taking an mmap_lock.
+ * The mms that map @uprobe's file now, each pinned (an mm appears once per
+ * mapping); *@nr receives their number. @whole: any part of the file,
+ * else only its probed page, with the address of the offset in each
+ * mapping. In @local (@cap entries) if they fit, else in an array to free
+ * with free_maps(). Collected under i_mmap_rwsem, which cannot be held
+ * while taking an mmap_lock.
  */
-static void free_maps(struct map_entry *maps, int nr);
-
 static struct map_entry *collect_maps(struct uprobe *uprobe, bool whole,
+				      struct map_entry *local, int cap,
 				      int *nr)
 {
 	struct inode *inode = uprobe->ui->inode;
 	struct address_space *mapping = inode->i_mapping;
 	pgoff_t first = whole ? 0 : uprobe->offset >> PAGE_SHIFT;
 	pgoff_t last = whole ? ULONG_MAX : first;
-	struct map_entry *maps = NULL;
+	struct map_entry *maps = local;
 	struct vm_area_struct *vma;
-	int seen, filled, cap = 0;
+	int seen, filled;
 
 	for (;;) {
 		seen = 0;
@@ -1243,14 +1310,17 @@ static struct map_entry *collect_maps(struct uprobe *uprobe, bool whole,
 			    !(vma->vm_flags & VM_EXEC))
 				continue;
 			seen++;
-			if (filled < cap && mmget_not_zero(vma->vm_mm))
-				maps[filled++].mm = vma->vm_mm;
+			if (filled < cap && mmget_not_zero(vma->vm_mm)) {
+				maps[filled].mm = vma->vm_mm;
+				maps[filled++].vaddr = whole ? 0 :
+					offset_to_vaddr(vma, uprobe->offset);
+			}
 		}
 		i_mmap_unlock_read(mapping);
 		if (seen <= cap)
 			break;
 		/* The array was too small: size it and collect again. */
-		free_maps(maps, filled);
+		free_maps(maps, filled, local);
 		cap = seen + 4;
 		maps = kcalloc(cap, sizeof(*maps), GFP_KERNEL);
 		if (!maps)
@@ -1266,13 +1336,6 @@ static int cmp_maps(const void *a, const void *b)
 	const struct mm_struct *y = ((const struct map_entry *)b)->mm;
 
 	return x < y ? -1 : x > y;
-}
-
-static void free_maps(struct map_entry *maps, int nr)
-{
-	while (nr > 0)
-		mmput(maps[--nr].mm);
-	kfree(maps);
 }
 
 /*
@@ -1301,32 +1364,38 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 			  bool whole)
 {
 	bool adding = ctx == UPROBE_FILTER_REGISTER;
-	int i, nr, err = 0, ret, placed = 0, refused = 0;
-	struct map_entry *maps;
+	int i, j, nr, err = 0, ret, placed = 0, refused = 0;
+	struct map_entry local[2], *maps;
 
 	lockdep_assert_held(&uprobe->reg_lock);
-	maps = collect_maps(uprobe, whole, &nr);
+	maps = collect_maps(uprobe, whole, local, ARRAY_SIZE(local), &nr);
 	if (IS_ERR(maps))
 		return PTR_ERR(maps);
-	/* An mm with several mappings of the file is visited once. */
-	sort(maps, nr, sizeof(*maps), cmp_maps, NULL);
-	for (i = 0; i < nr; i++) {
+	/*
+	 * An mm with several mappings of the file is visited once, which
+	 * matters when each visit walks all its mappings. An mm with several
+	 * mappings of the probed page may be visited once per mapping (each
+	 * visit patches its own), which spares sorting the usual case.
+	 */
+	if (whole)
+		sort(maps, nr, sizeof(*maps), cmp_maps, NULL);
+	for (i = 0; i < nr; i = j) {
 		struct mm_struct *mm = maps[i].mm;
 
-		if (i && mm == maps[i - 1].mm)
-			continue;
-
+		for (j = i + 1; j < nr && maps[j].mm == mm; j++)
+			;
 		mmap_write_lock(mm);
 		if (wanted(uprobe, ctx, mm)) {
-			ret = install_sites(uprobe, mm, &placed, &refused);
+			ret = install_sites(uprobe, mm, maps + i, j - i,
+					    &placed, &refused);
 			if (ret && !err && adding)
 				err = ret;
 		} else {
-			remove_sites(uprobe, mm);
+			remove_sites(uprobe, mm, maps + i, j - i);
 		}
 		mmap_write_unlock(mm);
 	}
-	free_maps(maps, nr);
+	free_maps(maps, nr, local);
 	if (!err && adding && refused && !placed)
 		err = -EOPNOTSUPP;
 	return err;
