@@ -141,13 +141,16 @@ struct uprobe_task {
  * @xol_area: the mm's execute-out-of-line area, mapped on demand
  * @sites: the mm's breakpoint table (vaddr -> patched site), allocated on the
  *	first breakpoint installed in the mm
+ * @forks: how many copies of the mm fork has completed; written under the
+ *	mmap_lock held for write (uprobe_dup_mmap_done())
  *
- * Both start NULL in every new mm (mm_init_uprobes_state()): dup_mm() copies
+ * All start zero in every new mm (mm_init_uprobes_state()): dup_mm() copies
  * the parent's mm_struct bytewise, so the child must never inherit them.
  */
 struct uprobes_state {
 	struct xol_area *xol_area;
 	struct uprobes_mm *sites;
+	unsigned long forks;
 };
 
 int uprobe_register(struct inode *inode, loff_t offset,
@@ -178,6 +181,7 @@ void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+void uprobe_dup_mmap_done(struct mm_struct *oldmm);
 void uprobe_clear_state(struct mm_struct *mm);
 void uprobe_free_utask(struct task_struct *t);
 void uprobe_copy_process(struct task_struct *t, unsigned long flags);
@@ -317,6 +321,10 @@ static inline void uprobe_end_dup_mmap(void)
 
 static inline void uprobe_dup_mmap(struct mm_struct *oldmm,
 				   struct mm_struct *newmm)
+{
+}
+
+static inline void uprobe_dup_mmap_done(struct mm_struct *oldmm)
 {
 }
 

@@ -61,6 +61,8 @@
  *     the copy in place while this mm is its only user (write_in_place()).
  *     A removal that leaves no other site of ours in the page maps the
  *     file's page back when the copy matches it.
+ *   - Walks (register, unregister) need no RCU grace period to keep fork
+ *     out; see "Walks and fork".
  *   - A probe that cannot go anywhere it is asked for (only shared,
  *     writable or hugetlb executable mappings) fails registration with
  *     -EOPNOTSUPP; refused mappings are always reported.
@@ -112,6 +114,23 @@
  *     parent's table is unmapped before its mappings are copied
  *     (unmap_return_table()), so the child maps only its own.
  *
+ * Walks and fork
+ *   Register, unregister and uprobe_apply() walk the mms that map the
+ *   probed page: collected under i_mmap_rwsem, then visited one by one
+ *   under their mmap_lock. A fork in between could copy an mm before the
+ *   walk visits it and add the copy's mappings after the collection: the
+ *   copy would keep a removed int3, or miss a new one. Stock makes every
+ *   walk take a percpu rwsem for write, which costs an RCU grace period
+ *   each time the walks start. Here fork counts the copies of each mm it
+ *   completes (uprobe_dup_mmap_done(), under the parent's mmap_lock, after
+ *   the copy's mappings are in the files' trees). The walk reads the count
+ *   while collecting and again under the mmap_lock: if it moved, the copy
+ *   may be missing and the walk goes again (visits are idempotent). If it
+ *   did not, any fork of that mm either finished before the collection
+ *   (its copy was collected) or starts after the visit (it copies the
+ *   visited state). A walk that keeps meeting forks takes dup_mmap_sem
+ *   for write on its last pass, as stock does on every walk.
+ *
  * Lifetimes and references
  *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
  *     lookups; it pins the inode (igrab) and is freed by RCU.
@@ -142,11 +161,10 @@
  *   instead of sending it a SIGTRAP.
  *
  * Locks, in the order they nest
- *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
- *			register/unregister walks for write, so no mm is
- *			copied while a walk runs (an unregister could miss a
- *			child otherwise).
  *   uprobe->reg_lock	serialises register/unregister/apply of one probe.
+ *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
+ *			a walk for write only after UPROBE_WALK_TRIES passes
+ *			kept meeting forks (see "Walks and fork" below).
  *   mmap_lock (write)	every change to an mm's site table and counters;
  *			also taken by the hit path's slow cases (moved int3,
  *			UPROBE_HANDLER_REMOVE).
@@ -180,8 +198,11 @@
 #include <linux/xarray.h>
 
 DEFINE_STATIC_SRCU(uprobes_srcu);
-/* Fork (read) against register/unregister walks (write); see the top. */
+/* Fork (read) against a walk's last resort (write); see the top. */
 DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
+
+/* Optimistic passes of a walk before it keeps forks out. */
+#define UPROBE_WALK_TRIES	3
 
 /**
  * struct uprobe_inode - the probes of one file
@@ -1149,12 +1170,14 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 
 /*
  * Where a walk found @uprobe's offset mapped in an mm, before it could
- * take the mm's mmap_lock: the mm (pinned) and the address of the offset
- * there, 0 for "somewhere" (a walk over the whole file).
+ * take the mm's mmap_lock: the mm (pinned), the address of the offset
+ * there (0 for "somewhere": a walk over the whole file) and how many
+ * copies of the mm fork had completed (uprobes_state.forks).
  */
 struct map_entry {
 	struct mm_struct *mm;
 	unsigned long vaddr;
+	unsigned long forks;
 };
 
 /*
@@ -1312,8 +1335,11 @@ static struct map_entry *collect_maps(struct uprobe *uprobe, bool whole,
 			seen++;
 			if (filled < cap && mmget_not_zero(vma->vm_mm)) {
 				maps[filled].mm = vma->vm_mm;
-				maps[filled++].vaddr = whole ? 0 :
+				maps[filled].vaddr = whole ? 0 :
 					offset_to_vaddr(vma, uprobe->offset);
+				/* Pairs with uprobe_dup_mmap_done(). */
+				maps[filled++].forks =
+				    READ_ONCE(vma->vm_mm->uprobes_state.forks);
 			}
 		}
 		i_mmap_unlock_read(mapping);
@@ -1357,11 +1383,27 @@ static bool wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 }
 
 /*
+ * Has fork copied @mm since @maps (@nr entries, all of @mm) were
+ * collected? Caller holds the mmap_lock, which fork holds while it copies.
+ */
+static bool copied_since(struct mm_struct *mm, const struct map_entry *maps,
+			 int nr)
+{
+	mmap_assert_locked(mm);
+	while (nr--) {
+		if (maps[nr].forks != mm->uprobes_state.forks)
+			return true;
+	}
+	return false;
+}
+
+/*
  * __sync_maps() over the mms that map @uprobe's probed page, or (@whole)
- * any part of its file.
+ * any part of its file. *@forked is set if one of them was copied by fork
+ * since it was collected: the copy may be missing from the collection.
  */
 static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-			  bool whole)
+			  bool whole, bool *forked)
 {
 	bool adding = ctx == UPROBE_FILTER_REGISTER;
 	int i, j, nr, err = 0, ret, placed = 0, refused = 0;
@@ -1385,6 +1427,8 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 		for (j = i + 1; j < nr && maps[j].mm == mm; j++)
 			;
 		mmap_write_lock(mm);
+		if (copied_since(mm, maps + i, j - i))
+			*forked = true;
 		if (wanted(uprobe, ctx, mm)) {
 			ret = install_sites(uprobe, mm, maps + i, j - i,
 					    &placed, &refused);
@@ -1402,13 +1446,29 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 }
 
 /*
+ * One pass of __sync_maps(); *@forked as for __sync_maps_in().
+ */
+static int __sync_maps_once(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+			    bool *forked)
+{
+	int err = __sync_maps_in(uprobe, ctx, false, forked);
+
+	if (ctx != UPROBE_FILTER_REGISTER && atomic_read(&uprobe->nr_sites))
+		err = __sync_maps_in(uprobe, ctx, true, forked);
+	return err;
+}
+
+/*
  * Bring every current mapping of @uprobe's file in line with its
  * consumers: install where one wants it, remove where none does. Caller
- * holds reg_lock and dup_mmap_sem for write. A site outside the mappings
- * of the probed page is detached (its text went away or moved); when
- * sites are left after a removal pass over those mappings, it visits
- * every mm that maps any part of the file, so that detached sites are
- * settled too.
+ * holds reg_lock. A site outside the mappings of the probed page is
+ * detached (its text went away or moved); when sites are left after a
+ * removal pass over those mappings, it visits every mm that maps any part
+ * of the file, so that detached sites are settled too.
+ *
+ * A pass that met an mm copied by fork since it was collected goes again,
+ * to reach the copy (see "Walks and fork" at the top); after
+ * UPROBE_WALK_TRIES such passes, one more keeps forks out.
  *
  * Return: 0, or when @ctx is UPROBE_FILTER_REGISTER (removals do not fail
  * the walk) the first error of an install, or -EOPNOTSUPP when executable
@@ -1418,10 +1478,23 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
  */
 static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 {
-	int err = __sync_maps_in(uprobe, ctx, false);
+	bool forked;
+	int tries, err;
 
-	if (ctx != UPROBE_FILTER_REGISTER && atomic_read(&uprobe->nr_sites))
-		err = __sync_maps_in(uprobe, ctx, true);
+	lockdep_assert_held(&uprobe->reg_lock);
+	for (tries = 0; tries < UPROBE_WALK_TRIES; tries++) {
+		forked = false;
+		err = __sync_maps_once(uprobe, ctx, &forked);
+		if (err && ctx == UPROBE_FILTER_REGISTER)
+			return err;	/* the caller unwinds */
+		if (!forked)
+			return err;
+		cond_resched();
+	}
+	percpu_down_write(&dup_mmap_sem);
+	forked = false;
+	err = __sync_maps_once(uprobe, ctx, &forked);
+	percpu_up_write(&dup_mmap_sem);
 	return err;
 }
 
@@ -1488,7 +1561,6 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 	if (IS_ERR(uprobe))
 		return PTR_ERR(uprobe);
 
-	percpu_down_write(&dup_mmap_sem);
 	mutex_lock(&uprobe->reg_lock);
 	ret = __analyse(uprobe);
 	if (ret)
@@ -1505,7 +1577,6 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 		get_uprobe(uprobe);	/* held while there are consumers */
 unlock:
 	mutex_unlock(&uprobe->reg_lock);
-	percpu_up_write(&dup_mmap_sem);
 	if (ret)
 		synchronize_srcu(&uprobes_srcu);
 	put_uprobe(uprobe);
@@ -1541,13 +1612,11 @@ static void __unregister(struct inode *inode, loff_t offset,
 
 	if (WARN_ON_ONCE(!uprobe))
 		return;
-	percpu_down_write(&dup_mmap_sem);
 	mutex_lock(&uprobe->reg_lock);
 	list_del_rcu(&uc->node);
 	last = list_empty(&uprobe->consumers);
 	__sync_maps(uprobe, UPROBE_FILTER_UNREGISTER);
 	mutex_unlock(&uprobe->reg_lock);
-	percpu_up_write(&dup_mmap_sem);
 	/* Freed through SRCU: handlers still running keep it valid. */
 	if (last)
 		put_uprobe(uprobe);	/* the consumers' reference */
@@ -1626,7 +1695,6 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 
 	if (!uprobe)
 		return -ENOENT;
-	percpu_down_write(&dup_mmap_sem);
 	mutex_lock(&uprobe->reg_lock);
 	list_for_each_entry(cur, &uprobe->consumers, node) {
 		if (cur == uc) {
@@ -1636,7 +1704,6 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 		}
 	}
 	mutex_unlock(&uprobe->reg_lock);
-	percpu_up_write(&dup_mmap_sem);
 	put_uprobe(uprobe);
 	return ret;
 }
@@ -1974,7 +2041,8 @@ void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 /**
  * uprobe_start_dup_mmap - fork is about to copy an address space
  *
- * Keeps register/unregister walks out until uprobe_end_dup_mmap().
+ * Keeps out a walk that gave up on optimistic passes (__sync_maps())
+ * until uprobe_end_dup_mmap().
  */
 void uprobe_start_dup_mmap(void)
 {
@@ -1987,6 +2055,21 @@ void uprobe_start_dup_mmap(void)
 void uprobe_end_dup_mmap(void)
 {
 	percpu_up_read(&dup_mmap_sem);
+}
+
+/**
+ * uprobe_dup_mmap_done - fork has copied @oldmm
+ * @oldmm: the parent's mm, whose mmap_lock is still held for write
+ *
+ * The copy's mappings are in the files' mapping trees now: a walk that
+ * collected @oldmm before that sees the count change when it takes the
+ * mmap_lock, and goes again to reach the copy.
+ */
+void uprobe_dup_mmap_done(struct mm_struct *oldmm)
+{
+	mmap_assert_write_locked(oldmm);
+	/* Pairs with the READ_ONCE() in collect_maps(); see the top. */
+	WRITE_ONCE(oldmm->uprobes_state.forks, oldmm->uprobes_state.forks + 1);
 }
 
 /**

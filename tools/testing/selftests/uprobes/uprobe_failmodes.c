@@ -695,6 +695,112 @@ TEST_F(fm, fork_vs_register)
 	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
 }
 
+#define FK_KIDS		16
+
+/* the forker's live children, shared with the test */
+struct fk_ring {
+	int stop;
+	pid_t kid[FK_KIDS];	/* 0: free */
+};
+
+/*
+ * Fork children that only wait to be killed, nonstop, FK_KIDS alive at a
+ * time (the oldest is killed first), until @r->stop.
+ */
+static void fork_nonstop(struct fk_ring *r)
+{
+	unsigned long n;
+	pid_t pid;
+	int i;
+
+	for (n = 0; !UT_READ_ONCE(r->stop); n++) {
+		i = n % FK_KIDS;
+		pid = r->kid[i];
+		if (pid) {
+			UT_WRITE_ONCE(r->kid[i], 0);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		pid = fork();
+		if (pid == 0) {
+			for (;;)
+				pause();
+		}
+		UT_WRITE_ONCE(r->kid[i], pid > 0 ? pid : 0);
+	}
+	for (i = 0; i < FK_KIDS; i++) {
+		if (r->kid[i] > 0) {
+			kill(r->kid[i], SIGKILL);
+			waitpid(r->kid[i], NULL, 0);
+		}
+	}
+	_exit(0);
+}
+
+/*
+ * How many of the forker's live children show at fm_pure a first byte
+ * other than @want (children that died while we looked are skipped).
+ */
+static int kids_not_showing(struct fk_ring *r, uint8_t want)
+{
+	int i, bad = 0;
+	uint8_t b;
+	pid_t pid;
+
+	for (i = 0; i < FK_KIDS; i++) {
+		pid = UT_READ_ONCE(r->kid[i]);
+		if (pid <= 0 || ut_proc_read_u8(pid, (uintptr_t)fm_pure, &b))
+			continue;
+		if (b != want && UT_READ_ONCE(r->kid[i]) == pid)
+			bad++;
+	}
+	return bad;
+}
+
+/*
+ * #13: a process forks nonstop while a probe is enabled and disabled
+ * (each a walk over the mms that map it): once an enable returns every
+ * child shows the int3, once a disable returns none does, however the
+ * forks fell against the walks.
+ */
+TEST_F(fm, fork_vs_walk_text)
+{
+	uint8_t orig = *(uint8_t *)fm_pure;
+	int i, bad_on = 0, bad_off = 0, status;
+	struct fk_ring *r;
+	pid_t forker;
+
+	if (START("ust_fmwalk"))
+		return;
+	ASSERT_EQ(0, ut_unpin_cpu());
+	ASSERT_NE(0xcc, orig);
+	ASSERT_EQ(0, define_at(self->grp, "ust_fmwalk_e", sym_off("fm_pure"),
+			       0));
+	r = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	self->map[0].p = (char *)r;
+	self->map[0].len = PAGE;
+	forker = fork();
+	ASSERT_LE(0, forker);
+	if (forker == 0)
+		fork_nonstop(r);
+	for (i = 0; i < 150; i++) {
+		if (ut_event_enable(self->grp, "ust_fmwalk_e", true))
+			break;
+		bad_on += kids_not_showing(r, 0xcc);
+		if (ut_event_enable(self->grp, "ust_fmwalk_e", false))
+			break;
+		bad_off += kids_not_showing(r, orig);
+	}
+	UT_WRITE_ONCE(r->stop, 1);
+	ASSERT_EQ(forker, waitpid(forker, &status, 0));
+	EXPECT_EQ(150, i);
+	EXPECT_EQ(0, bad_on);
+	EXPECT_EQ(0, bad_off);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* what the SIGSEGV handler saw */
 static long fm_good = 0x600d;
 static uint64_t fm_segv_addr, fm_segv_rip;
