@@ -516,9 +516,9 @@ static struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
 }
 
 /*
- * The probe at @inode:@offset, created if needed; takes a reference. An
- * existing probe with another counter offset is refused: one instruction
- * cannot drive two counters.
+ * The probe at @inode:@offset, created if needed (with @ref_ctr_offset);
+ * takes a reference. An existing probe keeps its counter offset: the
+ * caller checks it under reg_lock (__use_ref_ctr()).
  */
 static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 					 loff_t ref_ctr_offset)
@@ -557,14 +557,6 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 		if (old) {
 			free_uprobe(uprobe);
 			put_uprobe_inode(ui);
-			if (old->ref_ctr_offset != ref_ctr_offset) {
-				pr_warn_ratelimited("uprobes: %lu:%llx already has reference counter offset %llx, not %llx\n",
-						    inode->i_ino, offset,
-						    old->ref_ctr_offset,
-						    ref_ctr_offset);
-				put_uprobe(old);
-				return ERR_PTR(-EINVAL);
-			}
 			return old;
 		}
 		/* a dying probe is leaving the slot */
@@ -1522,6 +1514,28 @@ static int __analyse(struct uprobe *uprobe)
 	return 0;
 }
 
+/*
+ * Make @ref_ctr_offset the counter of @uprobe. One instruction cannot
+ * drive two counters: a probe with consumers or sites keeps its own, and
+ * another one is refused. An unused probe (kept only for its counts, see
+ * uprobe_stats_hold()) takes the new one. Caller holds reg_lock.
+ */
+static int __use_ref_ctr(struct uprobe *uprobe, loff_t ref_ctr_offset)
+{
+	lockdep_assert_held(&uprobe->reg_lock);
+	if (uprobe->ref_ctr_offset == ref_ctr_offset)
+		return 0;
+	if (!list_empty(&uprobe->consumers) || atomic_read(&uprobe->nr_sites)) {
+		pr_warn_ratelimited("uprobes: %lu:%llx already has reference counter offset %llx, not %llx\n",
+				    uprobe->ui->inode->i_ino, uprobe->offset,
+				    uprobe->ref_ctr_offset, ref_ctr_offset);
+		return -EINVAL;
+	}
+	/* Published by list_add_rcu() of the consumer; see install_wanted(). */
+	WRITE_ONCE(uprobe->ref_ctr_offset, ref_ctr_offset);
+	return 0;
+}
+
 /**
  * uprobe_register_refctr - add a consumer to the probe at @inode:@offset
  * @inode: the probed file
@@ -1562,6 +1576,9 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 		return PTR_ERR(uprobe);
 
 	mutex_lock(&uprobe->reg_lock);
+	ret = __use_ref_ctr(uprobe, ref_ctr_offset);
+	if (ret)
+		goto unlock;
 	ret = __analyse(uprobe);
 	if (ret)
 		goto unlock;
@@ -1779,7 +1796,8 @@ EXPORT_SYMBOL_GPL(uprobe_get_stats);
  * its last consumer. A caller that wants those counts holds the probe
  * across the unregister and the wait, then reads them with
  * uprobe_stats_release(). The held probe has no breakpoint of its own; a
- * registration at @inode:@offset meanwhile uses it again.
+ * registration at @inode:@offset meanwhile uses it again, with its own
+ * counter offset.
  *
  * Return: the probe, or NULL when there is none.
  */
@@ -1889,6 +1907,11 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 			idx = srcu_read_lock(&uprobes_srcu);
 			want = wanted(uprobe, UPROBE_FILTER_MMAP, vma->vm_mm);
 			srcu_read_unlock(&uprobes_srcu, idx);
+			/*
+			 * Pairs with list_add_rcu() of the consumer seen: the
+			 * counter offset it was registered with is visible.
+			 */
+			smp_rmb();
 			if (want && !vma_can_probe(vma)) {
 				if (vma->vm_flags & VM_EXEC)
 					report_refused(vma, uprobe);

@@ -487,6 +487,39 @@ TEST_F(fm, ref_ctr_mismatch_perf_perf)
 }
 
 /*
+ * #7: once a tracefs probe with one reference counter is disabled, a perf
+ * uprobe on the same inode:offset with another counter is accepted and
+ * counts: nothing uses the first counter any more, which stays 0; the
+ * second is 1 while the perf probe is open and 0 after.
+ */
+TEST_F(fm, ref_ctr_after_disable_perf)
+{
+	uint64_t off = sym_off("fm_pure"), cnt = 0;
+	int fd;
+
+	if (START("ust_fmmis3"))
+		return;
+	ASSERT_EQ(0, probe_at(self->grp, "ust_fmmis3_e", off, ref_off(0)));
+	EXPECT_EQ(1, SEM(fm_ref[0]));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmmis3_e", false));
+	EXPECT_EQ(0, SEM(fm_ref[0]));
+	fd = ut_uprobe_perf_open(ut_self_exe(), off, ref_off(2), 0);
+	if (fd == -ENOENT)
+		SKIP(return, "CONFIG_UPROBE_EVENTS not enabled (no uprobe PMU)");
+	ASSERT_LE(0, fd);
+	self->perf_fd = fd;
+	EXPECT_EQ(0, SEM(fm_ref[0]));
+	EXPECT_EQ(1, SEM(fm_ref[2]));
+	EXPECT_EQ(4, fm_pure(1));
+	ASSERT_EQ((ssize_t)sizeof(cnt), read(fd, &cnt, sizeof(cnt)));
+	EXPECT_EQ(1ULL, cnt);
+	close(fd);
+	self->perf_fd = -1;
+	EXPECT_EQ(0, SEM(fm_ref[2]));
+	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+}
+
+/*
  * #8: while probed, read() of the file and a MAP_SHARED view show the
  * original bytes; only private executable mappings show the 0xcc.
  */
