@@ -201,8 +201,11 @@ DEFINE_STATIC_SRCU(uprobes_srcu);
 /* Fork (read) against a walk's last resort (write); see the top. */
 DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
 
-/* Optimistic passes of a walk before it keeps forks out. */
-#define UPROBE_WALK_TRIES	3
+/*
+ * Optimistic passes of a walk before it keeps forks out: a walk that meets
+ * forks costs at most this many passes more than stock's one.
+ */
+#define UPROBE_WALK_TRIES	1
 
 /**
  * struct uprobe_inode - the probes of one file

@@ -791,12 +791,12 @@ static int kids_not_showing(struct fk_ring *r, uint8_t want)
 }
 
 /*
- * #13: a process forks nonstop while a probe is enabled and disabled
- * (each a walk over the mms that map it): once an enable returns every
+ * #13: a process forks nonstop while a probe is enabled and disabled 100
+ * times (each a walk over the mms that map it): once an enable returns every
  * child shows the int3, once a disable returns none does, however the
  * forks fell against the walks.
  */
-TEST_F(fm, fork_vs_walk_text)
+TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 {
 	uint8_t orig = *(uint8_t *)fm_pure;
 	int i, bad_on = 0, bad_off = 0, status;
@@ -818,7 +818,7 @@ TEST_F(fm, fork_vs_walk_text)
 	ASSERT_LE(0, forker);
 	if (forker == 0)
 		fork_nonstop(r);
-	for (i = 0; i < 150; i++) {
+	for (i = 0; i < 100; i++) {
 		if (ut_event_enable(self->grp, "ust_fmwalk_e", true))
 			break;
 		bad_on += kids_not_showing(r, 0xcc);
@@ -828,7 +828,7 @@ TEST_F(fm, fork_vs_walk_text)
 	}
 	UT_WRITE_ONCE(r->stop, 1);
 	ASSERT_EQ(forker, waitpid(forker, &status, 0));
-	EXPECT_EQ(150, i);
+	EXPECT_EQ(100, i);
 	EXPECT_EQ(0, bad_on);
 	EXPECT_EQ(0, bad_off);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
