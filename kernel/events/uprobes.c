@@ -475,15 +475,20 @@ static void free_uprobe_srcu(struct rcu_head *rcu)
 	free_uprobe(container_of(rcu, struct uprobe, rcu));
 }
 
-static void put_uprobe(struct uprobe *uprobe)
+/* The last reference to @uprobe is gone: unlist it, free it after SRCU. */
+static noinline void release_uprobe(struct uprobe *uprobe)
 {
 	struct uprobe_inode *ui = uprobe->ui;
 
-	if (!refcount_dec_and_test(&uprobe->ref))
-		return;
 	xa_cmpxchg(&ui->probes, uprobe->offset, uprobe, NULL, 0);
 	put_uprobe_inode(ui);
 	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
+}
+
+static inline void put_uprobe(struct uprobe *uprobe)
+{
+	if (refcount_dec_and_test(&uprobe->ref))
+		release_uprobe(uprobe);
 }
 
 /* A new site of @uprobe takes a reference (the caller holds one). */
@@ -2420,8 +2425,14 @@ static unsigned long *get_return_table(struct xol_area *area)
 /* Take a free return stub of @area: its index, or -1 if all are owned. */
 static int get_return_stub(struct xol_area *area)
 {
-	unsigned long i;
+	unsigned long i, word = READ_ONCE(area->ret_used[0]);
 
+	/* Usually a stub of the first word is free: no bitmap search. */
+	if (~word) {
+		i = ffz(word);
+		if (!test_and_set_bit_lock(i, area->ret_used))
+			return i;
+	}
 	do {
 		i = find_first_zero_bit(area->ret_used, UPROBE_RETURN_STUBS);
 		if (i >= UPROBE_RETURN_STUBS)
