@@ -11,6 +11,11 @@
  * Output, one line per row: "@@BENCH key|label|value" (the harness builds
  * the table from the rows of each kernel). Per-hit rows are the cost of a
  * probed call minus that of the same call unprobed.
+ *
+ * With no argument it prints every row. For work on one area, in a guest
+ * of make vm ICOUNT=1 EXTRA=dir: "ubench pair" prints getppid, the nop hit
+ * and the return-probe rows, "ubench reg N P" the registration rows of N
+ * probes in P processes, and "ubench spin ..." (below) runs probed calls.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -280,6 +285,22 @@ int main(int argc, char **argv)
 	put(TR "events/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
 	put(TR "tracing_on", "0", 0);
+	if (argc >= 2 && !strcmp(argv[1], "pair")) {
+		row("getppid", "getppid() (a kernel round trip)",
+		    per_call(getppid_loop));
+		hit("nop", "nop", ub_nop, ub_nop_at);
+		return_rows();
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "reg")) {
+		int n = atoi(argv[2]), procs = atoi(argv[3]);
+
+		/* define_many() has UB_MANY sites, reg_rows() room for 64 */
+		if (n < 1 || n > UB_MANY || procs < 1 || procs > 64)
+			return 1;
+		reg_rows(n, procs);
+		return 0;
+	}
 	row("loop", "loop: call of an unprobed function", per_call(ub_leaf));
 	row("getppid", "getppid() (a kernel round trip)", per_call(getppid_loop));
 	hit("nop", "nop", ub_nop, ub_nop_at);
