@@ -3315,7 +3315,15 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	orig = arch_uretprobe_get_return_addr(regs);
 	if (orig == -1UL)
 		goto missed;
-	chained = arch_uretprobe_is_return_addr(trampoline_vaddr(area), orig);
+	/*
+	 * One of our return addresses as the return address of this call
+	 * means a tail call from a return-probed function of this task, so
+	 * an instance is pending. With none (a frame that came from another
+	 * task's stack, whose return cannot be matched either way), it is
+	 * taken as a plain return address, and the arch check is spared.
+	 */
+	chained = utask->return_instances &&
+		  arch_uretprobe_is_return_addr(trampoline_vaddr(area), orig);
 	drop_dead_at_call(utask, frame, chained);
 	top = utask->return_instances;
 	if (chained) {
