@@ -2204,6 +2204,8 @@ void uprobe_clear_state(struct mm_struct *mm)
  * @ret_table: the mm's return table (uprobe_return_table()), allocated on
  *	first use: slot i holds the real return address of the pending return
  *	instance that owns the architecture's return stub i
+ * @ret_slots: @ret_table's kernel address, published after it, so that a
+ *	return probe's entry writes its slot without a page_address() lookup
  * @ret_used: which return stubs (and table slots) are owned; a bit is taken
  *	with test_and_set_bit_lock() and given back with clear_bit_unlock()
  * @retired: slots whose site went away (or whose vaddr now holds other
@@ -2248,6 +2250,7 @@ struct xol_area {
 	unsigned int next;
 	struct xarray slots;
 	struct page *ret_table;
+	unsigned long *ret_slots;
 	DECLARE_BITMAP(ret_used, UPROBE_RETURN_STUBS);
 	DECLARE_BITMAP(retired, XOL_SLOTS);
 	unsigned long retired_gp;
@@ -2405,21 +2408,25 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 /* @area's return table (kernel address), allocated on first use. */
 static unsigned long *get_return_table(struct xol_area *area)
 {
-	/* Pairs with the cmpxchg() below. */
-	struct page *page = smp_load_acquire(&area->ret_table), *old;
+	/* Pairs with the smp_store_release()s of @ret_slots. */
+	unsigned long *slots = smp_load_acquire(&area->ret_slots);
+	struct page *page, *old;
 
-	if (!page) {
-		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!page)
-			return NULL;
-		/* Pairs with the smp_load_acquire()s of the table. */
-		old = cmpxchg(&area->ret_table, NULL, page);
-		if (old) {		/* another thread was first */
-			__free_page(page);
-			page = old;
-		}
+	if (likely(slots))
+		return slots;
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page)
+		return NULL;
+	/* Pairs with the smp_load_acquire()s of @ret_table. */
+	old = cmpxchg(&area->ret_table, NULL, page);
+	if (old) {			/* another thread was first */
+		__free_page(page);
+		page = old;
 	}
-	return page_address(page);
+	slots = page_address(page);
+	/* The zeroed table first: pairs with the smp_load_acquire() above. */
+	smp_store_release(&area->ret_slots, slots);
+	return slots;
 }
 
 /* Take a free return stub of @area: its index, or -1 if all are owned. */
@@ -2882,6 +2889,8 @@ static int dup_return_table(struct xol_area *area, struct xol_area *child,
 	copy_page(page_address(page), page_address(from));
 	/* Pairs with uprobe_return_table(); the child runs later anyway. */
 	smp_store_release(&child->ret_table, page);
+	/* Pairs with the smp_load_acquire() in get_return_table(). */
+	smp_store_release(&child->ret_slots, page_address(page));
 	return 0;
 }
 
