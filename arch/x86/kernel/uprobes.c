@@ -1913,8 +1913,9 @@ bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs)
 #ifdef CONFIG_X86_64
 	if (regs->orig_ax != __NR_uretprobe || in_ia32_syscall())
 		return false;
-	return (slot && regs->ip == slot + AUP_TRAMP_SYSCALL_END) ||
-	       regs->ip == aup_vdso_syscall_end();
+	/* The vDSO's stubs first: returns go there unless all are owned. */
+	return regs->ip == aup_vdso_syscall_end() ||
+	       (slot && regs->ip == slot + AUP_TRAMP_SYSCALL_END);
 #else
 	return false;
 #endif
