@@ -1,22 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
-#   make run | check | bench | vm CMD='...' [EXTRA=dir] | shell | lint | kernel | deps | clean
+#   make run | check | bench | profile PROF='TARGET [r]' | vm CMD='...' [EXTRA=dir] | shell | lint |
+#   kernel | deps | clean
 #   IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast), ICOUNT=1 (vm:
 #   one vCPU, guest clock counts guest instructions)
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG EXTRA TIMEOUT ICOUNT BENCH_IMPLS
+export IMPL CONFIG EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N FUNC
 
 H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
 shquote = '$(subst ','\'',$(1))'
 
-.PHONY: all run check bench vm shell lint kernel selftests initramfs tree deps info summary clean
+.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean
 
 all: check
 
-run check bench shell lint kernel selftests initramfs tree deps info summary:
+run check bench profile shell lint kernel selftests initramfs tree deps info summary:
 	@$(H) $@
 
 vm:

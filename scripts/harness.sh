@@ -3,11 +3,12 @@
 #
 # Build -> boot -> test harness for the uprobes patch series.
 #
-#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|info|summary
+#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
 #
 # Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
-# a one-vCPU guest whose clock counts guest instructions (QEMU -icount shift=0).
+# a one-vCPU guest whose clock counts guest instructions (QEMU -icount shift=0),
+# QEMU_EXTRA='args' for more QEMU arguments (a TCG plugin: scripts/bench/insnprof.c).
 #
 # Layout of the build directory ($B, default ./build, git-ignored):
 #   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)
@@ -334,6 +335,8 @@ boot() {
 		-append "console=ttyS0 panic=-1 loglevel=7 rdinit=/init harness.mode=$mode UPROBE_TEST_IMPL=$IMPL"
 		-serial "file:$LOGS/console.log"
 		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log" -serial chardev:out)
+	# shellcheck disable=SC2206
+	[ -z "${QEMU_EXTRA:-}" ] || qemu+=($QEMU_EXTRA)
 	local rc=0
 	if [ "$mode" = shell ]; then
 		timeout --foreground -k 10 "$limit" "${qemu[@]}" || rc=$?
@@ -542,14 +545,47 @@ cmd_bench() {
 	say "bench done in $((SECONDS - t0)) s; table in $out/table.md"
 }
 
+# ---------------------------------------------------------------- profile
+# Where one operation's guest instructions go, per kernel function. PROF='TARGET [r]' (a
+# target of ubench spin, r for a return probe too) boots the fast kernel twice under
+# -icount with the insnprof plugin (scripts/bench/insnprof.c), running PROF_N (default
+# 20000) and then twice as many probed calls with tracing off: the difference of the two
+# runs' counts over PROF_N is one call's cost, exact. FUNC=name adds that function's
+# count per instruction. Works for IMPL=stock too. Output: stdout and $B/profile/IMPL.txt.
+cmd_profile() {
+	local out=$B/profile n=${PROF_N:-20000} k target ret
+	read -r target ret <<<"${PROF:-}"
+	[ -n "$target" ] || die "usage: make profile PROF='TARGET [r]' [PROF_N=n] [FUNC=name] [IMPL=stock]"
+	mkdir -p "$out/guest"
+	gcc -static -O2 -Wall -o "$out/guest/ubench" "$TOP"/scripts/bench/ubench.c \
+		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
+	gcc -shared -fPIC -O2 -Wall -o "$out/insnprof.so" "$TOP"/scripts/bench/insnprof.c ||
+		die "building the insnprof plugin failed"
+	CONFIG=fast OBJ=$B/obj/$IMPL-fast LOGS=$B/logs/$IMPL-profile
+	info
+	cmd_kernel
+	cmd_initramfs
+	for k in 1 2; do
+		rm -f "$out/$IMPL.$k"
+		EXTRA=$out/guest ICOUNT=1 QEMU_EXTRA="-plugin $out/insnprof.so,out=$out/$IMPL.$k" \
+			CMD="echo 0 > /sys/kernel/tracing/tracing_on && ./ubench spin $target $((k * n)) $ret" \
+			boot cmd
+		[ "$GUEST_RC" = 0 ] && [ -s "$out/$IMPL.$k" ] ||
+			die "ubench spin $target failed under $IMPL (log: $LOGS/out.log)"
+	done
+	# shellcheck disable=SC2086
+	python3 "$TOP"/scripts/bench/insnprof.py "$OBJ/System.map" "$out/$IMPL.1" "$out/$IMPL.2" \
+		"$n" ${FUNC:-} | tee "$out/$IMPL.txt"
+}
+
 main() {
 	local c=${1:-}
-	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|info|summary"
+	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary"
 	case $c in
 	deps) cmd_deps ;;
 	info) extract_stock; info ;;
 	summary) summarise; echo "$PASSED passed, $FAILED failed, $SKIPPED skipped" ;;
-	tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench)
+	tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile)
 		cmd_deps
 		take_lock
 		"cmd_$c"
