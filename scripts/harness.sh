@@ -508,14 +508,19 @@ cmd_lint() {
 }
 
 # ---------------------------------------------------------------- bench
+# The static benchmark binary every kernel runs (make bench, make profile), into dir $1.
+build_ubench() {
+	mkdir -p "$1"
+	gcc -static -O2 -Wall -o "$1/ubench" "$TOP"/scripts/bench/ubench.c \
+		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
+}
+
 # Guest instructions per operation (scripts/bench/ubench.c), stock 6.1 beside ours: each kernel
 # (fast config) boots with QEMU -icount shift=0,sleep=off, where the guest clock counts guest
 # instructions, and runs the same static binary. The table goes to stdout and $B/bench/table.md.
 cmd_bench() {
 	local out=$B/bench impl t0=$SECONDS
-	mkdir -p "$out/guest"
-	gcc -static -O2 -Wall -o "$out/guest/ubench" "$TOP"/scripts/bench/ubench.c \
-		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
+	build_ubench "$out/guest"
 	CONFIG=fast
 	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
 	for impl in ${BENCH_IMPLS:-stock ours}; do
@@ -556,9 +561,7 @@ cmd_profile() {
 	local out=$B/profile n=${PROF_N:-20000} k target ret
 	read -r target ret <<<"${PROF:-}"
 	[ -n "$target" ] || die "usage: make profile PROF='TARGET [r]' [PROF_N=n] [FUNC=name] [IMPL=stock]"
-	mkdir -p "$out/guest"
-	gcc -static -O2 -Wall -o "$out/guest/ubench" "$TOP"/scripts/bench/ubench.c \
-		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
+	build_ubench "$out/guest"
 	gcc -shared -fPIC -O2 -Wall -o "$out/insnprof.so" "$TOP"/scripts/bench/insnprof.c ||
 		die "building the insnprof plugin failed"
 	CONFIG=fast OBJ=$B/obj/$IMPL-fast LOGS=$B/logs/$IMPL-profile
