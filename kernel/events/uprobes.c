@@ -59,8 +59,10 @@
  *   - Patching copies a page once per mm: the first int3 in a page maps a
  *     private copy of it; further int3s in that page, and removals, write
  *     the copy in place while this mm is its only user (write_in_place()).
- *     A removal that leaves no other site of ours in the page maps the
- *     file's page back when the copy matches it.
+ *     A removal that leaves no other site of ours in the page drops the
+ *     copy when it matches the file's page, and the fault path maps the
+ *     page-cache page back (zap_copy()). Only the file's own page, or an
+ *     anonymous copy of it, is ever patched (page_is_files()).
  *   - Walks (register, unregister) need no RCU grace period to keep fork
  *     out; see "Walks and fork".
  *   - A probe that cannot go anywhere it is asked for (only shared,
@@ -308,6 +310,9 @@ struct uprobe_site {
  *	change) and goes through the slow path
  * @moving: mremap() is between uprobe_start_move() and uprobe_end_move():
  *	the destination's page tables are not there yet, uprobe_mmap() waits
+ * @zapping: the page zap_copy() is giving back to the file, which
+ *	uprobe_munmap() ignores; set and cleared under the mmap_lock held for
+ *	write
  */
 struct uprobes_mm {
 	struct xarray sites;
@@ -315,6 +320,7 @@ struct uprobes_mm {
 	struct uprobe_site __rcu *hot[1 << UPROBE_HOT_BITS];
 	bool vmas_changed;
 	bool moving;
+	unsigned long zapping;
 };
 
 static struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
@@ -630,12 +636,16 @@ static int read_file_bytes(struct inode *inode, loff_t offset, void *buf,
 }
 
 /*
- * Map @new at @addr in place of @old, which must be mapped there. @new is
- * either a fresh page to map as anonymous (@anon) or @vma's page-cache
- * page.
+ * Map @new, a fresh anonymous copy of @old, at @addr in place of @old,
+ * which must be mapped there. A page-cache @old is locked while its
+ * mapping is replaced, so that truncation and invalidation see it either
+ * still mapped or already gone.
+ *
+ * Return: 0; -EAGAIN if @old is no longer mapped there; -ENOSPC if the
+ * mm's memory cgroup cannot take the copy; -ENOMEM.
  */
 static int replace_page(struct vm_area_struct *vma, unsigned long addr,
-			struct page *old, struct page *new, bool anon)
+			struct page *old, struct page *new)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	DEFINE_PAGE_VMA_WALK(pvmw, old, vma, addr, 0);
@@ -643,14 +653,12 @@ static int replace_page(struct vm_area_struct *vma, unsigned long addr,
 	int ret = 0;
 
 	mmap_assert_write_locked(mm);
-	if (anon) {
-		ret = anon_vma_prepare(vma);
-		if (ret)
-			return ret;
-		ret = mem_cgroup_charge(page_folio(new), mm, GFP_KERNEL);
-		if (ret)
-			return ret;
-	}
+	ret = anon_vma_prepare(vma);
+	if (ret)
+		return ret;
+	/* One mm's cgroup limit is that mm's problem, not the probe's. */
+	if (mem_cgroup_charge(page_folio(new), mm, GFP_KERNEL))
+		return -ENOSPC;
 
 	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, vma, mm, addr,
 				addr + PAGE_SIZE);
@@ -662,14 +670,9 @@ static int replace_page(struct vm_area_struct *vma, unsigned long addr,
 	}
 
 	get_page(new);
-	if (anon) {
-		page_add_new_anon_rmap(new, vma, addr);
-		lru_cache_add_inactive_or_unevictable(new, vma);
-		inc_mm_counter(mm, MM_ANONPAGES);
-	} else {
-		page_add_file_rmap(new, vma, false);
-		inc_mm_counter(mm, mm_counter_file(new));
-	}
+	page_add_new_anon_rmap(new, vma, addr);
+	lru_cache_add_inactive_or_unevictable(new, vma);
+	inc_mm_counter(mm, MM_ANONPAGES);
 	if (PageAnon(old))
 		dec_mm_counter(mm, MM_ANONPAGES);
 	else
@@ -687,6 +690,49 @@ unlock_old:
 	unlock_page(old);
 	mmu_notifier_invalidate_range_end(&range);
 	return ret;
+}
+
+/*
+ * May a breakpoint be written into (or restored in) @page, which @vma maps
+ * at @vaddr? Only if it is the file's own page-cache page for that offset,
+ * or an anonymous copy of it (ours, or the process's private one). Never
+ * the shared zero page (a private file mapping gets it from
+ * UFFDIO_ZEROPAGE), nor any other page that is not the file's.
+ */
+static bool page_is_files(struct vm_area_struct *vma, unsigned long vaddr,
+			  struct page *page)
+{
+	if (is_zero_page(page))
+		return false;
+	if (PageAnon(page))
+		return true;
+	return page_mapping(page) == vma->vm_file->f_mapping &&
+	       page_to_pgoff(page) == linear_page_index(vma, vaddr);
+}
+
+/*
+ * Give @vma's page at @vaddr back to the file: drop the mapping of the
+ * anonymous copy and let the fault path map the page-cache page, under
+ * its lock and with its mapping checked, as for any other fault. A locked
+ * mapping is populated again at once.
+ */
+static void zap_copy(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
+	struct page *page;
+
+	mmap_assert_write_locked(vma->vm_mm);
+	/* uprobe_munmap() ignores this page: no site's text goes away. */
+	if (um)
+		um->zapping = vaddr & PAGE_MASK;
+	zap_page_range_single(vma, vaddr & PAGE_MASK, PAGE_SIZE, NULL);
+	if (um)
+		um->zapping = 0;
+	if (!(vma->vm_flags & VM_LOCKED))
+		return;
+	if (get_user_pages_remote(vma->vm_mm, vaddr, 1, FOLL_FORCE, &page,
+				  NULL, NULL) == 1)
+		put_page(page);
 }
 
 /*
@@ -753,16 +799,22 @@ unlock_page:
  * uprobe_write_opcode() at @vaddr of @vma, which maps it; a removal looks
  * for the file's page only if @restore_file (the caller knows no other
  * int3 of ours is in the page).
+ *
+ * Return: 0; -EBUSY if the byte there is not the one expected (installing:
+ * the instruction's first byte, which also refuses an int3 that is not
+ * ours; removing: our int3 in an anonymous copy); -EXDEV if the page is
+ * not the file's (see page_is_files()); -EINVAL if @vma may not take a
+ * breakpoint; -ENOSPC, -ENOMEM, or a fault's -errno.
  */
 static int write_opcode(struct arch_uprobe *auprobe,
 			struct vm_area_struct *vma, unsigned long vaddr,
 			uprobe_opcode_t opcode, bool restore_file)
 {
 	unsigned int flags = FOLL_FORCE | FOLL_SPLIT_PMD;
-	struct page *old, *new, *file_page = NULL;
+	struct page *old, *new, *file_page;
 	struct mm_struct *mm = vma->vm_mm;
 	uprobe_opcode_t cur;
-	bool install = opcode == UPROBE_SWBP_INSN, anon = true;
+	bool install = opcode == UPROBE_SWBP_INSN;
 	void *kaddr;
 	long got;
 	int ret;
@@ -783,14 +835,19 @@ retry:
 		ret = -EINVAL;
 		goto put_old;
 	}
+	if (!page_is_files(vma, vaddr, old)) {
+		ret = -EXDEV;
+		goto put_old;
+	}
 	memcpy_from_page((void *)&cur, old, offset_in_page(vaddr), sizeof(cur));
-	if (cur == opcode) {
-		ret = 0;	/* already as asked */
+	if (!install && cur == opcode) {
+		ret = 0;	/* already restored */
 		goto put_old;
 	}
 	/*
-	 * Somebody else changed this byte, or the int3 is the file's own
-	 * (ours always live in an anonymous copy).
+	 * Somebody else changed this byte, or the int3 is not ours: ours
+	 * always live in an anonymous copy, and installing one where an
+	 * int3 already is would take over a breakpoint of somebody else's.
 	 */
 	if (install ? cur != auprobe->insn[0] :
 	    cur != UPROBE_SWBP_INSN || !PageAnon(old)) {
@@ -806,34 +863,35 @@ retry:
 		 */
 		file_page = find_get_page(vma->vm_file->f_mapping,
 					  linear_page_index(vma, vaddr));
-		if (file_page && PageUptodate(file_page) &&
-		    file_page_restores(old, file_page, offset_in_page(vaddr),
-				       opcode)) {
-			new = file_page;
-			file_page = NULL;
-			anon = false;
-			goto replace;
+		if (file_page) {
+			bool same = PageUptodate(file_page) &&
+				    file_page_restores(old, file_page,
+						       offset_in_page(vaddr),
+						       opcode);
+
+			put_page(file_page);
+			if (same) {
+				put_page(old);
+				zap_copy(vma, vaddr);
+				return 0;
+			}
 		}
 	}
 	ret = write_in_place(vma, vaddr, old, opcode);
 	if (ret != -EPERM)
-		goto put_file;
+		goto put_old;
 	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
 	if (!new) {
 		ret = -ENOMEM;
-		goto put_file;
+		goto put_old;
 	}
 	__folio_mark_uptodate(page_folio(new));
 	copy_highpage(new, old);
 	kaddr = kmap_local_page(new);
 	*(uprobe_opcode_t *)(kaddr + offset_in_page(vaddr)) = opcode;
 	kunmap_local(kaddr);
-replace:
-	ret = replace_page(vma, vaddr, old, new, anon);
+	ret = replace_page(vma, vaddr, old, new);
 	put_page(new);
-put_file:
-	if (file_page)
-		put_page(file_page);
 put_old:
 	put_page(old);
 	if (ret == -EAGAIN) {
@@ -854,10 +912,12 @@ put_old:
  * The file's page is never written: installing maps a private anonymous
  * copy of the page with the int3, or writes it into the copy already
  * there if this mm is the copy's only user. Removing restores the byte;
- * when the result equals the file's page, the page-cache page is mapped
- * back so that no anonymous copy is left.
+ * when the result equals the file's page, the copy is dropped and the
+ * page-cache page faults back in, so that no anonymous copy is left.
+ * Only the file's own page or an anonymous copy of it is ever written.
  *
- * Return: 0, or -errno (-EAGAIN: the page changed under us, try again).
+ * Return: 0, or -errno (-EBUSY: the byte there is not the expected one;
+ * -EXDEV: the page there is not the file's, e.g. the zero page).
  */
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 			unsigned long vaddr, uprobe_opcode_t opcode)
@@ -2060,6 +2120,8 @@ void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 
 	if (!um || start >= end)
 		return;
+	if (start == READ_ONCE(um->zapping) && end == start + PAGE_SIZE)
+		return;		/* the text stays; see zap_copy() */
 	/* A site being removed concurrently is freed only after RCU. */
 	rcu_read_lock();
 	xa_for_each_range(&um->sites, index, site, start, end - 1) {
