@@ -65,9 +65,12 @@
  *     anonymous copy of it, is ever patched (page_is_files()).
  *   - Walks (register, unregister) need no RCU grace period to keep fork
  *     out; see "Walks and fork".
- *   - A probe that cannot go anywhere it is asked for (only shared,
- *     writable or hugetlb executable mappings) fails registration with
- *     -EOPNOTSUPP; refused mappings are always reported.
+ *   - What one process does to its own mappings never fails a
+ *     registration: a mapping that cannot take the breakpoint (shared,
+ *     writable, hugetlb), a changed copy of the instruction, a full SDT
+ *     counter or a page that is not the file's leave that process out,
+ *     with a rate-limited log line naming it (report_refused()). Only the
+ *     system's errors fail it (install_fatal()).
  *   - Return probes come back through a system call, not a trap (the
  *     x86-64 trampoline is described in arch/x86/kernel/uprobes.c), and
  *     pending returns are kept exact through longjmp, exceptions and
@@ -1302,38 +1305,51 @@ static void remove_sites(struct uprobe *uprobe, struct mm_struct *mm,
 	}
 }
 
-static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe);
+static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe,
+			   int err);
 
 /*
- * Install @uprobe in @vma, which maps its offset, if it may go there.
- * *@placed counts the mappings that have it, *@refused the executable ones
- * that may not (each reported).
+ * Does @err of an install fail the registration? Only errors of the
+ * system do: no memory, an instruction that cannot be decoded, a signal
+ * to the registering task. The others come from what one process did to
+ * its own mappings (changed the instruction, filled its SDT counter,
+ * mapped something that is not the file's page, hit its memory cgroup's
+ * limit): that process is left out and named, everybody else is traced.
  */
-static int install_in_vma(struct uprobe *uprobe, struct vm_area_struct *vma,
-			  int *placed, int *refused)
+static bool install_fatal(int err)
+{
+	return err == -ENOMEM || err == -ENOEXEC || err == -EINTR ||
+	       err == -ERESTARTSYS;
+}
+
+/*
+ * Install @uprobe in @vma, which maps its offset, if it may go there;
+ * an executable mapping that may not, or a refused install, is reported.
+ * Return: 0, or an error that fails the registration (install_fatal()).
+ */
+static int install_in_vma(struct uprobe *uprobe, struct vm_area_struct *vma)
 {
 	int ret;
 
 	if (!vma_can_probe(vma)) {
-		if (vma->vm_flags & VM_EXEC) {
-			report_refused(vma, uprobe);
-			(*refused)++;
-		}
+		if (vma->vm_flags & VM_EXEC)
+			report_refused(vma, uprobe, 0);
 		return 0;
 	}
 	ret = install_site(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
-	if (!ret)
-		(*placed)++;
-	return ret;
+	if (!ret || install_fatal(ret))
+		return ret;
+	report_refused(vma, uprobe, ret);
+	return 0;
 }
 
 /*
  * Install @uprobe at every mapping of its offset in @mm: those of @hints
- * if they still hold, else all. Return: the first error.
+ * if they still hold, else all. Return: the first error that fails the
+ * registration.
  */
 static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
-			 const struct map_entry *hints, int nr,
-			 int *placed, int *refused)
+			 const struct map_entry *hints, int nr)
 {
 	VMA_ITERATOR(vmi, mm, 0);
 	struct vm_area_struct *vma;
@@ -1342,11 +1358,11 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 	mmap_assert_write_locked(mm);
 	vma = hinted_vma(uprobe, mm, hints, nr);
 	if (vma)
-		return install_in_vma(uprobe, vma, placed, refused);
+		return install_in_vma(uprobe, vma);
 	for_each_vma(vmi, vma) {
 		if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset))
 			continue;
-		ret = install_in_vma(uprobe, vma, placed, refused);
+		ret = install_in_vma(uprobe, vma);
 		if (ret && !err)
 			err = ret;
 	}
@@ -1466,7 +1482,7 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 			  bool whole, bool *forked)
 {
 	bool adding = ctx == UPROBE_FILTER_REGISTER;
-	int i, j, nr, err = 0, ret, placed = 0, refused = 0;
+	int i, j, nr, err = 0, ret;
 	struct map_entry local[2], *maps;
 
 	lockdep_assert_held(&uprobe->reg_lock);
@@ -1490,8 +1506,7 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 		if (copied_since(mm, maps + i, j - i))
 			*forked = true;
 		if (wanted(uprobe, ctx, mm)) {
-			ret = install_sites(uprobe, mm, maps + i, j - i,
-					    &placed, &refused);
+			ret = install_sites(uprobe, mm, maps + i, j - i);
 			if (ret && !err && adding)
 				err = ret;
 		} else {
@@ -1500,8 +1515,6 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 		mmap_write_unlock(mm);
 	}
 	free_maps(maps, nr, local);
-	if (!err && adding && refused && !placed)
-		err = -EOPNOTSUPP;
 	return err;
 }
 
@@ -1531,10 +1544,9 @@ static int __sync_maps_once(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
  * UPROBE_WALK_TRIES such passes, one more keeps forks out.
  *
  * Return: 0, or when @ctx is UPROBE_FILTER_REGISTER (removals do not fail
- * the walk) the first error of an install, or -EOPNOTSUPP when executable
- * mappings that a consumer wants exist and none of them can take the
- * breakpoint (shared, writable or hugetlb ones): a probe that could never
- * fire where it is asked for is refused, not accepted silently.
+ * the walk) the first error of an install that fails the registration
+ * (install_fatal()); mms that refuse the breakpoint are left out and
+ * reported.
  */
 static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 {
@@ -1918,11 +1930,39 @@ static void settle_detached(struct mm_struct *mm, struct vm_area_struct *vma)
 	}
 }
 
+/* Why a mapping, or (@err) an install, refused a breakpoint. */
+static const char *refusal(struct vm_area_struct *vma, int err)
+{
+	switch (err) {
+	case 0:
+		return vma->vm_flags & VM_MAYSHARE ? "shared mapping" :
+		       vma->vm_flags & VM_WRITE ? "writable mapping" :
+		       is_vm_hugetlb_page(vma) ? "hugetlb mapping" :
+						 "special mapping";
+	case -EBUSY:
+		return "its copy of the instruction was changed";
+	case -ERANGE:
+		return "its SDT counter is full";
+	case -EXDEV:
+		return "its page is not the file's";
+	case -ENOSPC:
+		return "its memory cgroup is full";
+	case -EFAULT:
+		return "its text cannot be read";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "cannot patch it";
+	}
+}
+
 /*
- * Say why @uprobe stays out of @vma, naming the process that owns the mm
- * (a registration walk runs in another task). Rate-limited.
+ * Say why @uprobe stays out of @vma (@err: the install's error, 0 for
+ * the mapping itself), naming the process that owns the mm (a
+ * registration walk runs in another task). Rate-limited.
  */
-static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe)
+static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe,
+			   int err)
 {
 	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
 				      DEFAULT_RATELIMIT_BURST);
@@ -1948,11 +1988,9 @@ found:
 		pid = task_tgid_nr(t);
 	}
 	rcu_read_unlock();
-	pr_notice("uprobes: %s[%d]: not probing %pD at %#llx: %s mapping\n",
-		  comm, pid, vma->vm_file, uprobe->offset,
-		  vma->vm_flags & VM_MAYSHARE ? "shared" :
-		  vma->vm_flags & VM_WRITE ? "writable" :
-		  is_vm_hugetlb_page(vma) ? "hugetlb" : "special");
+	pr_notice("uprobes: %s[%d]: not probing %pD at %#llx: %s (%d)\n",
+		  comm, pid, vma->vm_file, uprobe->offset, refusal(vma, err),
+		  err);
 }
 
 /* Install the probes of @ui that fall inside @vma and are wanted there. */
@@ -1963,7 +2001,7 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 	unsigned long index = first;
 	struct uprobe *uprobe;
 	bool want;
-	int idx;
+	int idx, err;
 
 	for (;;) {
 		rcu_read_lock();
@@ -1982,10 +2020,13 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 			smp_rmb();
 			if (want && !vma_can_probe(vma)) {
 				if (vma->vm_flags & VM_EXEC)
-					report_refused(vma, uprobe);
+					report_refused(vma, uprobe, 0);
 			} else if (want) {
-				install_site(uprobe, vma,
-					     offset_to_vaddr(vma, uprobe->offset));
+				err = install_site(uprobe, vma,
+						   offset_to_vaddr(vma,
+								   uprobe->offset));
+				if (err)
+					report_refused(vma, uprobe, err);
 			}
 			put_uprobe(uprobe);
 		}
