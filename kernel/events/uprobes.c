@@ -19,8 +19,13 @@
  *   struct uprobes_mm	  per mm (mm->uprobes_state.sites): xarray vaddr ->
  *			  struct uprobe_site, one entry per int3 of ours,
  *			  with a small direct-mapped cache in front of it.
+ *			  Published with release, read with acquire
+ *			  (uprobes_mm_of()), freed by RCU.
  *   struct uprobe_site	  a patched site in one mm; owns a uprobe reference
  *			  and remembers whether its +1 is on the mm's counter.
+ *			  It enters the table before its int3 is written
+ *			  and leaves it after the int3 is gone, so that no
+ *			  int3 of ours is ever without its site; freed by RCU.
  *   struct xol_area	  per mm (mm->uprobes_state.xol_area): a special
  *			  mapping of XOL_MAX_PAGES pages of address space,
  *			  backed page by page as slots are needed; slot 0 is
@@ -142,7 +147,11 @@
  *   - uprobe: one reference while it has consumers, one per site in any
  *     mm, one per task stepping its copy, one per pending return instance,
  *     plus temporary lookups; freed through SRCU (uprobes_srcu).
- *   - uprobe_site: owned by its mm's table; freed by RCU after removal.
+ *   - uprobe_site: owned by its mm's table; freed by RCU after removal,
+ *     also when an install fails after it entered the table.
+ *   - A detached site whose text went away is settled (settle_dead())
+ *     before anything in its mm raises a counter, and by a removal walk
+ *     of its probe: it holds no +1 for a copy of the data that is gone.
  *   - xol_area: owned by the mm, freed by uprobe_clear_state() at exit,
  *     with the return table page (the architecture's mapping of it holds
  *     no reference; only the dying mm's page tables still point at it).
@@ -178,7 +187,8 @@
  *			are pinned and worked on after it is dropped.
  *   xarray spinlocks, page lock, page table lock.
  *   No GFP_KERNEL allocation is made under a lock that mmput() (and so
- *   reclaim) can take: mmput() -> uprobe_clear_state() takes none of them.
+ *   reclaim) can take: mmput() -> uprobe_clear_state() takes only the
+ *   dying mm's own mmap_lock, which nobody else can hold then.
  */
 #include <linux/hash.h>
 #include <linux/highmem.h>
@@ -285,8 +295,13 @@ static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
  * @xol_slot: the XOL slot last used for it, a hint that get_slot()
  *	verifies (0: none yet)
  * @detached: uprobe_munmap() saw its range go; the hit path ignores it
- *	until uprobe_mmap() re-attaches it (split, merge) or it is settled
- * @rcu: deferred free
+ *	until it is re-attached (split, merge: its int3 is still there) or
+ *	settled (settle_dead(): its text went away)
+ * @pending: entered in the table before its int3 is written and its
+ *	counter raised (install_site()); a hit that finds it so waits for
+ *	the installer (find_hit())
+ * @rcu: deferred free; a site is only ever freed by RCU once it was in
+ *	the table
  */
 struct uprobe_site {
 	struct uprobe *uprobe;
@@ -294,6 +309,7 @@ struct uprobe_site {
 	unsigned int xol_slot;
 	bool ref_ctr_done;
 	bool detached;
+	bool pending;
 	struct rcu_head rcu;
 };
 
@@ -955,12 +971,13 @@ static unsigned long ref_ctr_vaddr(struct uprobe *uprobe, struct mm_struct *mm)
 /*
  * Add @delta (+1 or -1) to @uprobe's counter in @mm. Refuses to wrap:
  * the counter is an unsigned short that the tracee reads as "enabled when
- * non-zero".
+ * non-zero". @quiet: a counter already at 0 is not worth a warning (the
+ * site's own copy of the data went away and a new one was mapped).
  *
  * Return: 0, -ENOENT if the counter is not mapped, or -errno.
  */
 static int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm,
-			  int delta)
+			  int delta, bool quiet)
 {
 	struct vm_area_struct *vma;
 	unsigned long vaddr;
@@ -980,7 +997,9 @@ static int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm,
 		return got ? got : -EFAULT;
 	kaddr = kmap_local_page(page);
 	ctr = kaddr + offset_in_page(vaddr);
-	if ((delta > 0 && *ctr == U16_MAX) || (delta < 0 && *ctr == 0)) {
+	if (delta < 0 && *ctr == 0 && quiet) {
+		ret = -ERANGE;
+	} else if ((delta > 0 && *ctr == U16_MAX) || (delta < 0 && *ctr == 0)) {
 		pr_warn_ratelimited("uprobes: cannot %s the counter of inode %lu at %#lx: it is %u\n",
 				    delta > 0 ? "raise" : "lower",
 				    uprobe->ui->inode->i_ino, vaddr, *ctr);
@@ -996,6 +1015,18 @@ static int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm,
 
 /* ---------------------------------------------------------- sites */
 
+/*
+ * @mm's site table, for a reader that holds no mmap_lock (the hit path,
+ * uprobe_munmap()): a table seen is initialised. It is freed by RCU
+ * (uprobe_clear_state()), so a reader that is not @mm's own task stays in
+ * an RCU read section while it uses it.
+ */
+static struct uprobes_mm *uprobes_mm_of(struct mm_struct *mm)
+{
+	/* Pairs with smp_store_release() in get_uprobes_mm(). */
+	return smp_load_acquire(&mm->uprobes_state.sites);
+}
+
 static struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
@@ -1007,8 +1038,8 @@ static struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
 	if (!um)
 		return NULL;
 	xa_init(&um->sites);
-	/* Pairs with the READ_ONCE() of readers that hold no mmap_lock. */
-	WRITE_ONCE(mm->uprobes_state.sites, um);
+	/* Initialised first: pairs with smp_load_acquire() in uprobes_mm_of(). */
+	smp_store_release(&mm->uprobes_state.sites, um);
 	return um;
 }
 
@@ -1019,7 +1050,7 @@ static void free_site_rcu(struct rcu_head *rcu)
 
 static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 			     unsigned long vaddr);
-static int remove_site(struct mm_struct *mm, struct uprobe_site *site);
+static void settle_dead(struct mm_struct *mm);
 static void retire_slot(struct mm_struct *mm, unsigned long vaddr);
 
 /*
@@ -1066,7 +1097,7 @@ static struct uprobe_site *ctr_site(struct mm_struct *mm,
 
 		for_each_vma(vmi, vma) {
 			site = mapped_site(um, uprobe, vma);
-			if (site && site != except &&
+			if (site && site != except && !site->pending &&
 			    (!holder || site->ref_ctr_done))
 				return site;
 		}
@@ -1074,16 +1105,78 @@ static struct uprobe_site *ctr_site(struct mm_struct *mm,
 	}
 	xa_for_each(&um->sites, index, site) {
 		if (site != except && site->uprobe == uprobe &&
-		    (!holder || site->ref_ctr_done))
+		    !site->pending && (!holder || site->ref_ctr_done))
 			return site;
 	}
 	return NULL;
 }
 
 /*
+ * Raise @uprobe's counter in @mm for @site, unless another site of it
+ * there holds the +1 already or the counter is not mapped yet (then
+ * apply_pending_ref_ctrs() raises it when it is).
+ */
+static int raise_ctr(struct mm_struct *mm, struct uprobe_site *site)
+{
+	struct uprobe *uprobe = site->uprobe;
+	int ret;
+
+	if (!uprobe->ref_ctr_offset || ctr_site(mm, uprobe, site, true))
+		return 0;
+	ret = update_ref_ctr(uprobe, mm, 1, false);
+	if (!ret)
+		site->ref_ctr_done = true;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * @site goes: if it holds its probe's +1 in @mm, hand it to another site
+ * of the probe there, or take it off the counter. @dead: the site's text
+ * went away, and the counter may be a fresh copy from the file.
+ */
+static void drop_ctr(struct mm_struct *mm, struct uprobe_site *site,
+		     bool dead)
+{
+	struct uprobe_site *heir;
+
+	if (!site->ref_ctr_done)
+		return;
+	site->ref_ctr_done = false;
+	heir = ctr_site(mm, site->uprobe, site, false);
+	if (heir)
+		heir->ref_ctr_done = true;
+	else
+		update_ref_ctr(site->uprobe, mm, -1, dead);
+}
+
+/*
+ * Forget @site, whose int3 is gone or was never written: drop its
+ * counter, take it out of the table and free it after RCU.
+ */
+static void forget_site(struct mm_struct *mm, struct uprobe_site *site,
+			bool dead)
+{
+	struct uprobes_mm *um = mm->uprobes_state.sites;
+
+	mmap_assert_write_locked(mm);
+	drop_ctr(mm, site, dead);
+	hot_del(mm, um, site);
+	sites_erase(um, site->vaddr);
+	retire_slot(mm, site->vaddr);
+	site_put_uprobe(site);
+	call_rcu(&site->rcu, free_site_rcu);
+}
+
+/*
  * Patch @uprobe in at @vaddr of @vma (where @vma maps its offset) and
  * record the site; the probe's counter goes up once per mm, now or when
  * its page gets mapped. Idempotent.
+ *
+ * The site enters the table first, pending, and the counter goes up
+ * before the int3 is written: once the int3 can trap, its site is there
+ * and the marker it guards is enabled. If anything fails, nothing was
+ * patched, and the site leaves the table and is freed after RCU (a hit
+ * may have found it pending).
  */
 static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 			unsigned long vaddr)
@@ -1097,15 +1190,8 @@ static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 	um = get_uprobes_mm(mm);
 	if (!um)
 		return -ENOMEM;
+	settle_dead(mm);
 	site = xa_load(&um->sites, vaddr);
-	if (site && site->detached) {
-		if (int3_still_there(site->uprobe, vma, vaddr)) {
-			WRITE_ONCE(site->detached, false);
-		} else {
-			remove_site(mm, site);
-			site = NULL;
-		}
-	}
 	if (site)
 		return site->uprobe == uprobe ? 0 : -EBUSY;
 	if (!test_bit(UPROBE_ANALYSED, &uprobe->flags))
@@ -1116,44 +1202,46 @@ static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 		return -ENOMEM;
 	site->uprobe = site_get_uprobe(uprobe);
 	site->vaddr = vaddr;
+	site->pending = true;
 	ret = sites_insert(um, site);
 	if (ret)
-		goto free_site;
-	ret = write_opcode(&uprobe->arch, vma, vaddr, UPROBE_SWBP_INSN, false);
+		goto put_site;
+	ret = raise_ctr(mm, site);
 	if (ret)
 		goto erase_site;
+	ret = write_opcode(&uprobe->arch, vma, vaddr, UPROBE_SWBP_INSN, false);
+	if (ret)
+		goto drop_ctr;
 	hot_add(mm, um, site);
-	if (uprobe->ref_ctr_offset && !ctr_site(mm, uprobe, site, true)) {
-		ret = update_ref_ctr(uprobe, mm, 1);
-		if (!ret)
-			site->ref_ctr_done = true;
-		else if (ret == -ENOENT)
-			ret = 0;	/* applied when its page is mapped */
-		else
-			goto restore_insn;
-	}
+	/* A hit that saw it pending waits for our mmap_lock: see find_hit(). */
+	WRITE_ONCE(site->pending, false);
 	return 0;
 
-restore_insn:
-	hot_del(mm, um, site);
-	write_opcode(&uprobe->arch, vma, vaddr, uprobe->arch.insn[0], true);
+drop_ctr:
+	drop_ctr(mm, site, false);
 erase_site:
 	sites_erase(um, vaddr);
-free_site:
+put_site:
 	site_put_uprobe(site);
-	kfree(site);
+	call_rcu(&site->rcu, free_site_rcu);
 	return ret;
 }
 
-/* Is the byte at @vaddr of @mm an int3? (mmap_lock held) */
-static bool int3_at(struct mm_struct *mm, unsigned long vaddr)
+/*
+ * Is the byte at @vaddr of @mm an int3? 1 if so, 0 if not, -errno if it
+ * cannot be read. Caller holds the mmap_lock.
+ */
+static int int3_at(struct mm_struct *mm, unsigned long vaddr)
 {
 	struct page *page;
+	long got;
 	u8 byte;
 
-	if (get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL,
-				  NULL) != 1)
-		return false;
+	mmap_assert_locked(mm);
+	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL,
+				    NULL);
+	if (got != 1)
+		return got < 0 ? got : -EFAULT;
 	memcpy_from_page(&byte, page, offset_in_page(vaddr), 1);
 	put_page(page);
 	return byte == UPROBE_SWBP_INSN;
@@ -1170,7 +1258,7 @@ static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 	    offset_to_vaddr(vma, uprobe->offset) != vaddr)
 		return false;
 	return uprobe->arch.insn[0] != UPROBE_SWBP_INSN &&
-	       int3_at(vma->vm_mm, vaddr);
+	       int3_at(vma->vm_mm, vaddr) == 1;
 }
 
 /*
@@ -1197,37 +1285,32 @@ static bool page_has_other_site(struct uprobes_mm *um,
 /*
  * Remove @site from @mm: restore the instruction if our int3 is still
  * there, take the probe's +1 off the counter if this was its last site in
- * @mm (else hand it over), forget the site.
+ * @mm (else hand it over), forget the site. A restore that fails for lack
+ * of memory (or a signal) keeps the site, which still owns its int3: the
+ * next walk, or a hit that nobody wants, tries again.
+ *
+ * Return: 0, or the error that kept the site.
  */
 static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
 	struct uprobe *uprobe = site->uprobe;
 	struct vm_area_struct *vma;
+	bool dead = true;
 	int ret;
 
 	mmap_assert_write_locked(mm);
 	vma = vma_lookup(mm, site->vaddr);
 	if (vma && (!site->detached || int3_still_there(uprobe, vma, site->vaddr))) {
+		dead = false;
 		ret = write_opcode(&uprobe->arch, vma, site->vaddr,
 				   uprobe->arch.insn[0],
 				   !page_has_other_site(um, site));
-		if (ret && ret != -EFAULT && ret != -EBUSY)
-			return ret;	/* the site stays for the next walk */
+		if (ret == -ENOMEM || ret == -ENOSPC || ret == -EINTR ||
+		    ret == -ERESTARTSYS)
+			return ret;
 	}
-	if (site->ref_ctr_done) {
-		struct uprobe_site *heir = ctr_site(mm, uprobe, site, false);
-
-		if (heir)
-			heir->ref_ctr_done = true;
-		else
-			update_ref_ctr(uprobe, mm, -1);
-	}
-	hot_del(mm, um, site);
-	sites_erase(um, site->vaddr);
-	retire_slot(mm, site->vaddr);
-	site_put_uprobe(site);
-	call_rcu(&site->rcu, free_site_rcu);
+	forget_site(mm, site, dead);
 	return 0;
 }
 
@@ -1908,25 +1991,31 @@ static void free_xol_area(struct xol_area *area);
 static void unmap_return_table(struct mm_struct *mm);
 
 /*
- * Detached sites inside @vma: re-attach those whose int3 is still there
- * (the VMA was split or merged), settle the others (the text went away).
+ * Detached sites of @mm: re-attach those whose int3 is still where their
+ * mapping shows their offset (the VMA was split or merged), forget the
+ * others (their text went away: unmapped, truncated, replaced) and drop
+ * their counters, so that a dead site neither holds a +1 for a copy of
+ * the data that is gone nor pins its probe. Runs before anything in @mm
+ * raises a counter (install_site(), uprobe_mmap()).
  */
-static void settle_detached(struct mm_struct *mm, struct vm_area_struct *vma)
+static void settle_dead(struct mm_struct *mm)
 {
 	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
 
-	if (!um)
+	mmap_assert_write_locked(mm);
+	if (!um || !READ_ONCE(um->vmas_changed) || um->moving)
 		return;
-	xa_for_each_range(&um->sites, index, site, vma->vm_start,
-			  vma->vm_end - 1) {
+	xa_for_each(&um->sites, index, site) {
 		if (!site->detached)
 			continue;
-		if (int3_still_there(site->uprobe, vma, site->vaddr))
+		vma = vma_lookup(mm, site->vaddr);
+		if (vma && int3_still_there(site->uprobe, vma, site->vaddr))
 			WRITE_ONCE(site->detached, false);
 		else
-			remove_site(mm, site);
+			forget_site(mm, site, true);
 	}
 }
 
@@ -2050,12 +2139,12 @@ static void apply_pending_ref_ctrs(struct mm_struct *mm,
 	xa_for_each(&um->sites, index, site) {
 		struct uprobe *uprobe = site->uprobe;
 
-		if (site->ref_ctr_done || site->detached ||
+		if (site->ref_ctr_done || site->detached || site->pending ||
 		    !uprobe->ref_ctr_offset ||
 		    !vma_maps_offset(vma, inode, uprobe->ref_ctr_offset) ||
 		    ctr_site(mm, uprobe, site, true))
 			continue;
-		if (!update_ref_ctr(uprobe, mm, 1))
+		if (!update_ref_ctr(uprobe, mm, 1, false))
 			site->ref_ctr_done = true;
 	}
 }
@@ -2081,7 +2170,7 @@ int uprobe_mmap(struct vm_area_struct *vma)
 	mmap_assert_write_locked(mm);
 	if (mm->uprobes_state.sites && mm->uprobes_state.sites->moving)
 		return 0;	/* uprobe_end_move() does it */
-	settle_detached(mm, vma);
+	settle_dead(mm);
 	ui = find_uprobe_inode(file_inode(vma->vm_file));
 	if (!ui)
 		return 0;
@@ -2155,20 +2244,27 @@ void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new)
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end)
 {
-	struct uprobes_mm *um = READ_ONCE(vma->vm_mm->uprobes_state.sites);
 	struct uprobe_site *site;
+	struct uprobes_mm *um;
 	unsigned long index;
 
-	if (!um || start >= end)
+	if (start >= end)
 		return;
-	if (start == READ_ONCE(um->zapping) && end == start + PAGE_SIZE)
-		return;		/* the text stays; see zap_copy() */
-	/* A site being removed concurrently is freed only after RCU. */
+	/*
+	 * Truncation gets here holding no lock of the mm, maybe while its
+	 * last user frees the table (uprobe_clear_state()), and a site
+	 * being removed concurrently is freed only after RCU.
+	 */
 	rcu_read_lock();
+	um = uprobes_mm_of(vma->vm_mm);
+	if (!um ||
+	    (start == READ_ONCE(um->zapping) && end == start + PAGE_SIZE))
+		goto unlock;	/* zapping: the text stays; see zap_copy() */
 	xa_for_each_range(&um->sites, index, site, start, end - 1) {
 		WRITE_ONCE(site->detached, true);
 		WRITE_ONCE(um->vmas_changed, true);
 	}
+unlock:
 	rcu_read_unlock();
 }
 
@@ -2251,7 +2347,9 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
  * uprobe_clear_state - @mm is gone: free its uprobes state
  * @mm: the mm, with no users left
  *
- * Takes no lock a walk could hold, so it is safe from mmput() anywhere.
+ * Takes only @mm's own mmap_lock (to unmap the return table before its
+ * page is freed), as exit_mmap() does after it; nothing of ours calls
+ * mmput() with an mmap_lock held.
  */
 void uprobe_clear_state(struct mm_struct *mm)
 {
@@ -2260,12 +2358,17 @@ void uprobe_clear_state(struct mm_struct *mm)
 	unsigned long index;
 
 	if (mm->uprobes_state.xol_area) {
+		/* exit_mmap() comes later: no mapping may outlive the page. */
+		mmap_write_lock(mm);
+		unmap_return_table(mm);
+		mmap_write_unlock(mm);
 		free_xol_area(mm->uprobes_state.xol_area);
 		mm->uprobes_state.xol_area = NULL;
 	}
 	if (!um)
 		return;
-	mm->uprobes_state.sites = NULL;
+	/* uprobe_munmap() by truncation may still look: freed after RCU. */
+	WRITE_ONCE(mm->uprobes_state.sites, NULL);
 	xa_for_each(&um->sites, index, site) {
 		site_put_uprobe(site);
 		call_rcu(&site->rcu, free_site_rcu);
@@ -3647,30 +3750,23 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 	if (uprobe)
 		goto unlock;
 not_ours:
-	*foreign = int3_at(mm, bp);
+	/* Unreadable: let the kernel decide (SIGTRAP), never trap again. */
+	*foreign = int3_at(mm, bp) != 0;
 unlock:
 	mmap_write_unlock(mm);
 	return uprobe;
 }
 
 /*
- * Is there still an int3 at @bp? A miss in the site table can be a probe
- * removed since the trap: then the task restarts at the restored
- * instruction. Unreadable text counts as an int3 (the kernel decides).
- */
-static bool int3_still_at(unsigned long bp)
-{
-	u8 byte;
-
-	if (copy_from_user(&byte, (void __user *)bp, 1))
-		return true;
-	return byte == UPROBE_SWBP_INSN;
-}
-
-/*
  * The probe behind the int3 at @bp: an attached site, else the slow path
  * (after VMA changes); NULL if none, and then *@foreign says whether an
  * int3 that is not ours is there.
+ *
+ * A site still pending (install_site() holds the mmap_lock for write) or
+ * a miss is looked at again with the writers out: the install is then
+ * done or undone, and a miss is a probe removed since the trap (the task
+ * restarts at the restored instruction) or a foreign int3 (it is still
+ * there, or the text cannot be read: the kernel decides, SIGTRAP).
  */
 static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 			       unsigned long bp, bool *foreign,
@@ -3683,7 +3779,7 @@ static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 	*slot = 0;
 	rcu_read_lock();
 	site = site_lookup(um, bp);
-	if (site && !READ_ONCE(site->detached)) {
+	if (site && !READ_ONCE(site->detached) && !READ_ONCE(site->pending)) {
 		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
 		*slot = READ_ONCE(site->xol_slot);
 	}
@@ -3692,8 +3788,23 @@ static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 		return uprobe;
 	if (READ_ONCE(um->vmas_changed))
 		return find_hit_slow(mm, um, bp, foreign);
-	*foreign = int3_still_at(bp);
-	return NULL;
+
+	mmap_read_lock(mm);
+	if (READ_ONCE(um->vmas_changed)) {
+		mmap_read_unlock(mm);
+		return find_hit_slow(mm, um, bp, foreign);
+	}
+	rcu_read_lock();
+	site = site_lookup(um, bp);
+	if (site && !site->detached && !site->pending) {
+		uprobe = site->uprobe;
+		*slot = site->xol_slot;
+	}
+	rcu_read_unlock();
+	if (!uprobe)
+		*foreign = int3_at(mm, bp) != 0;
+	mmap_read_unlock(mm);
+	return uprobe;
 }
 
 /*
@@ -3739,7 +3850,7 @@ static bool handle_hit(struct pt_regs *regs)
 		uprobe_handle_return(regs, arch_uretprobe_trap(slot_addr, regs));
 		return true;
 	}
-	um = READ_ONCE(mm->uprobes_state.sites);
+	um = uprobes_mm_of(mm);	/* ours: freed only once mm has no users */
 	if (!um)
 		return false;
 
