@@ -177,10 +177,13 @@ int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end);
 void uprobe_start_move(struct vm_area_struct *vma);
-void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new);
+void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new,
+		     unsigned long old_addr, unsigned long new_addr,
+		     unsigned long len);
 void uprobe_start_dup_mmap(void);
 void uprobe_end_dup_mmap(void);
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
+int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm);
 void uprobe_dup_mmap_done(struct mm_struct *oldmm);
 void uprobe_clear_state(struct mm_struct *mm);
 void uprobe_free_utask(struct task_struct *t);
@@ -307,7 +310,9 @@ static inline void uprobe_start_move(struct vm_area_struct *vma)
 }
 
 static inline void uprobe_end_move(struct vm_area_struct *vma,
-				   struct vm_area_struct *new)
+				   struct vm_area_struct *new,
+				   unsigned long old_addr,
+				   unsigned long new_addr, unsigned long len)
 {
 }
 
@@ -322,6 +327,12 @@ static inline void uprobe_end_dup_mmap(void)
 static inline void uprobe_dup_mmap(struct mm_struct *oldmm,
 				   struct mm_struct *newmm)
 {
+}
+
+static inline int uprobe_dup_sites(struct mm_struct *oldmm,
+				   struct mm_struct *newmm)
+{
+	return 0;
 }
 
 static inline void uprobe_dup_mmap_done(struct mm_struct *oldmm)

@@ -2211,21 +2211,67 @@ void uprobe_start_move(struct vm_area_struct *vma)
 	um->moving = true;
 }
 
+/*
+ * mremap() moved [@old_addr, @old_addr + @len) of @mm to @new_addr with its
+ * page tables: our int3s there went along, and so do their sites, before
+ * the source is unmapped. Nothing is without its site in between, and a
+ * removal that runs after the move finds each site where its int3 is.
+ * A site that cannot be moved (no memory for its new slot) stays behind,
+ * detached, and the hit path adopts the int3 it left (find_hit_slow()).
+ */
+static void move_sites(struct mm_struct *mm, struct uprobes_mm *um,
+		       unsigned long old_addr, unsigned long new_addr,
+		       unsigned long len)
+{
+	struct uprobe_site *site, *stale;
+	unsigned long index, to;
+
+	mmap_assert_write_locked(mm);
+	xa_for_each_range(&um->sites, index, site, old_addr,
+			  old_addr + len - 1) {
+		to = new_addr + (index - old_addr);
+		/* A site left at the destination lost its text to the move. */
+		stale = xa_load(&um->sites, to);
+		if (stale)
+			forget_site(mm, stale, true);
+		if (xa_reserve(&um->sites, to, GFP_KERNEL)) {
+			WRITE_ONCE(site->detached, true);
+			WRITE_ONCE(um->vmas_changed, true);
+			continue;
+		}
+		hot_del(mm, um, site);
+		xa_erase(&um->sites, index);
+		retire_slot(mm, index);
+		WRITE_ONCE(site->vaddr, to);
+		site->xol_slot = 0;
+		/* Into the reserved entry: cannot fail. */
+		xa_store(&um->sites, to, site, GFP_KERNEL);
+		hot_add(mm, um, site);
+	}
+}
+
 /**
  * uprobe_end_move - mremap() moved the page tables (or gave up)
  * @vma: the source VMA
  * @new: the destination VMA, or NULL if the move failed and was undone
+ * @old_addr: start of the moved range in @vma
+ * @new_addr: where it is now, in @new
+ * @len: its length
  *
- * Does what uprobe_mmap() left for now that the destination holds the
- * moved entries: an int3 that moved along is found there and kept.
+ * Moves the sites of the range with their int3s, then does what
+ * uprobe_mmap() left for now that the destination holds the moved entries.
  */
-void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new)
+void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new,
+		     unsigned long old_addr, unsigned long new_addr,
+		     unsigned long len)
 {
 	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
 
 	mmap_assert_write_locked(vma->vm_mm);
 	if (!um || !um->moving)
 		return;
+	if (new && len)
+		move_sites(vma->vm_mm, um, old_addr, new_addr, len);
 	um->moving = false;
 	if (new)
 		uprobe_mmap(new);
@@ -2303,44 +2349,95 @@ void uprobe_dup_mmap_done(struct mm_struct *oldmm)
 }
 
 /**
- * uprobe_dup_mmap - give a forked mm the sites of its parent
+ * uprobe_dup_mmap - fork is about to copy @oldmm into @newmm
  * @oldmm: the parent's mm, whose mmap_lock is held for write
  * @newmm: the child's mm, still empty
  *
- * The child's page tables will copy the parent's private int3 pages and its
- * counters, so it inherits the sites too. Without memory, the missing
- * sites are found again by the hit path's slow path.
+ * The child starts with no sites (uprobe_dup_sites() gives it those its
+ * copied mappings carry) and never maps the parent's return table.
  */
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
-	struct uprobes_mm *old_um = oldmm->uprobes_state.sites, *um;
-	struct uprobe_site *site, *copy;
-	unsigned long index;
-
 	unmap_return_table(oldmm);
 	newmm->uprobes_state.sites = NULL;
+}
+
+/* The site of @uprobe in @um that is not @except and not pending, if any. */
+static struct uprobe_site *other_site(struct uprobes_mm *um,
+				      struct uprobe *uprobe,
+				      struct uprobe_site *except)
+{
+	struct uprobe_site *site;
+	unsigned long index;
+
+	xa_for_each(&um->sites, index, site) {
+		if (site != except && site->uprobe == uprobe && !site->pending)
+			return site;
+	}
+	return NULL;
+}
+
+/**
+ * uprobe_dup_sites - give a forked mm the sites of its copied mappings
+ * @oldmm: the parent's mm, whose mmap_lock is held for write
+ * @newmm: the child's mm, its mappings copied, its mmap_lock held for write
+ *
+ * The child's page tables copied the parent's private int3 pages and its
+ * counters. It gets a copy of each site whose mapping it got (not those
+ * of MADV_DONTFORK mappings, whose address the child may use for other
+ * code), and the +1 on a counter it inherited from a site it did not get
+ * is handed to another site of that probe or taken off.
+ *
+ * Return: 0, or -ENOMEM: fork fails rather than leave the child an int3
+ * without its site.
+ */
+int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
+{
+	struct uprobes_mm *old_um = oldmm->uprobes_state.sites, *um;
+	struct uprobe_site *site, *copy, *heir;
+	struct vm_area_struct *vma;
+	unsigned long index;
+
+	mmap_assert_write_locked(oldmm);
+	mmap_assert_write_locked(newmm);
 	if (!old_um || xa_empty(&old_um->sites))
-		return;
+		return 0;
 	um = kzalloc(sizeof(*um), GFP_KERNEL);
 	if (!um)
-		return;
+		return -ENOMEM;
 	xa_init(&um->sites);
-	/* Detached sites too: one may hold the +1 the child inherits. */
 	um->vmas_changed = old_um->vmas_changed;
+	/* Freed with the child if the fork fails from here on. */
+	smp_store_release(&newmm->uprobes_state.sites, um);
 	xa_for_each(&old_um->sites, index, site) {
+		vma = vma_lookup(newmm, index);
+		if (!vma ||
+		    !vma_maps_offset(vma, site->uprobe->ui->inode,
+				     site->uprobe->offset) ||
+		    offset_to_vaddr(vma, site->uprobe->offset) != index)
+			continue;	/* the child did not get this text */
 		copy = kmemdup(site, sizeof(*site), GFP_KERNEL);
 		if (!copy)
-			break;
+			return -ENOMEM;
 		site_get_uprobe(site->uprobe);
 		copy->xol_slot = 0;	/* the child maps its own area */
 		if (sites_insert(um, copy)) {
 			site_put_uprobe(copy);
 			kfree(copy);
-			break;
+			return -ENOMEM;
 		}
-		__hot_add(um, copy);	/* newmm is not visible yet */
+		__hot_add(um, copy);	/* nobody can see newmm yet */
 	}
-	newmm->uprobes_state.sites = um;
+	xa_for_each(&old_um->sites, index, site) {
+		if (!site->ref_ctr_done || xa_load(&um->sites, index))
+			continue;
+		heir = other_site(um, site->uprobe, NULL);
+		if (heir)
+			heir->ref_ctr_done = true;
+		else
+			update_ref_ctr(site->uprobe, newmm, -1, true);
+	}
+	return 0;
 }
 
 /**
@@ -3718,7 +3815,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 			uprobe = site->uprobe;
 			goto unlock;
 		}
-		remove_site(mm, site);	/* its text went away */
+		forget_site(mm, site, true);	/* its text went away */
 	}
 	if (!vma || !vma->vm_file)
 		goto not_ours;
@@ -3730,17 +3827,19 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 		xa_for_each(&um->sites, index, site) {
 			if (site->uprobe != found || !site->detached)
 				continue;
+			if (xa_reserve(&um->sites, bp, GFP_KERNEL)) {
+				/* No memory: the task traps here again. */
+				put_uprobe(found);
+				goto unlock;
+			}
 			hot_del(mm, um, site);
-			sites_erase(um, index);
+			xa_erase(&um->sites, index);
 			retire_slot(mm, index);
 			WRITE_ONCE(site->vaddr, bp);
 			site->xol_slot = 0;
 			site->detached = false;
-			if (sites_insert(um, site)) {
-				site_put_uprobe(site);
-				call_rcu(&site->rcu, free_site_rcu);
-				break;
-			}
+			/* Into the reserved entry: cannot fail. */
+			xa_store(&um->sites, bp, site, GFP_KERNEL);
 			hot_add(mm, um, site);
 			uprobe = found;	/* the site holds a reference */
 			break;
