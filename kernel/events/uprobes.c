@@ -2088,16 +2088,18 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 	loff_t first = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long last = first + (vma->vm_end - vma->vm_start) - 1;
 	unsigned long index = first;
-	struct uprobe *uprobe;
+	struct uprobe *uprobe, *found;
 	bool want;
 	int idx, err;
 
 	for (;;) {
 		rcu_read_lock();
-		uprobe = xa_find(&ui->probes, &index, last, XA_PRESENT);
-		if (uprobe)
-			uprobe = get_uprobe(uprobe);
+		/* Moves @index to the probe found; leaves it alone if none. */
+		found = xa_find(&ui->probes, &index, last, XA_PRESENT);
+		uprobe = found ? get_uprobe(found) : NULL;
 		rcu_read_unlock();
+		if (!found)
+			break;
 		if (uprobe) {
 			idx = srcu_read_lock(&uprobes_srcu);
 			want = wanted(uprobe, UPROBE_FILTER_MMAP, vma->vm_mm);
