@@ -2998,7 +2998,7 @@ unlock:
 static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
 		       unsigned long vaddr, unsigned int slot)
 {
-	struct uprobes_mm *um = READ_ONCE(mm->uprobes_state.sites);
+	struct uprobes_mm *um = uprobes_mm_of(mm);
 	struct uprobe_site *site;
 
 	if (!um)
@@ -3353,7 +3353,7 @@ static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
 			   struct xol_area *area, unsigned int slot,
 			   unsigned long vaddr)
 {
-	struct uprobes_mm *um = current->mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_of(current->mm);
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
 	int idx;
@@ -3369,7 +3369,8 @@ static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
 	idx = srcu_read_lock(&uprobes_srcu);
 	rcu_read_lock();
 	site = site_lookup(um, vaddr);
-	if (site && site->uprobe->id == READ_ONCE(slot_owner(area, slot)->id))
+	if (site && !READ_ONCE(site->pending) &&
+	    site->uprobe->id == READ_ONCE(slot_owner(area, slot)->id))
 		uprobe = get_uprobe(site->uprobe);
 	rcu_read_unlock();
 	srcu_read_unlock(&uprobes_srcu, idx);
