@@ -78,8 +78,6 @@ FIXTURE_SETUP(core)
 	self->kmsg = -1;
 }
 
-static void fi_restore(void);
-
 FIXTURE_TEARDOWN(core)
 {
 	int i;
@@ -103,7 +101,7 @@ FIXTURE_TEARDOWN(core)
 		ut_write_file("/proc/sys/vm/nr_hugepages", self->huge_nr,
 			      false);
 	if (self->fi_used)
-		fi_restore();
+		ut_fi_restore();
 	if (self->record_cmd[0])
 		ut_write_file(RECORD_CMD, self->record_cmd, false);
 	if (self->kmsg >= 0)
@@ -953,61 +951,6 @@ TEST_F(core, shared_and_private_mappings)
 /* ------------------------------------------------------------------ */
 /* 6. error unwinding under fault injection                            */
 
-#define FI_DIR		"/sys/kernel/debug"
-
-static const struct {
-	const char *path;
-	const char *val;	/* what the test needs */
-	const char *dflt;	/* the kernel's default */
-} fi_knobs[] = {
-	{ FI_DIR "/failslab/ignore-gfp-wait", "N", "Y" },
-	{ FI_DIR "/failslab/verbose", "0", "2" },
-	{ FI_DIR "/fail_page_alloc/ignore-gfp-wait", "N", "Y" },
-	{ FI_DIR "/fail_page_alloc/ignore-gfp-highmem", "N", "Y" },
-	{ FI_DIR "/fail_page_alloc/min-order", "0", "1" },
-	{ FI_DIR "/fail_page_alloc/verbose", "0", "2" },
-};
-
-static void fi_restore(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++)
-		ut_write_file(fi_knobs[i].path, fi_knobs[i].dflt, false);
-}
-
-static int fi_setup(void)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++) {
-		ret = ut_write_file(fi_knobs[i].path, fi_knobs[i].val, false);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Write @n to the fail-nth file @fd; 0 or -1. */
-static int fail_nth_set(int fd, unsigned int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", n);
-
-	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
-}
-
-/* What the fail-nth file @fd reads: the calls left before a fault. */
-static long fail_nth_get(int fd)
-{
-	char buf[16] = "";
-
-	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
-		return -1;
-	return atol(buf);
-}
-
 /* Write @val to the open file @fd; 0 or -errno. */
 static int fd_write(int fd, const char *val)
 {
@@ -1041,12 +984,12 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	if (nth < 0 && errno == ENOENT)
 		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/thread-self/fail-nth)");
 	ASSERT_LE(0, nth);
-	if (!ut_file_exists(FI_DIR "/failslab"))
+	if (!ut_file_exists(UT_FI_DIR "/failslab"))
 		SKIP(return, "CONFIG_FAILSLAB or CONFIG_FAULT_INJECTION_DEBUG_FS not enabled");
-	if (!ut_file_exists(FI_DIR "/fail_page_alloc"))
+	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
 		SKIP(return, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
 	self->fi_used = true;
-	ASSERT_EQ(0, fi_setup());
+	ASSERT_EQ(0, ut_fi_setup());
 	/*
 	 * The first enabled event starts recording task names through sched
 	 * tracepoints, whose registration does not unwind a failure cleanly
@@ -1075,10 +1018,10 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	ASSERT_LE(0, en);
 
 	for (n = 1; n <= 200; n++) {
-		ASSERT_EQ(0, fail_nth_set(nth, n));
+		ASSERT_EQ(0, ut_fail_nth_set(nth, n));
 		ret = fd_write(en, "1");
-		left = fail_nth_get(nth);
-		ASSERT_EQ(0, fail_nth_set(nth, 0));
+		left = ut_fail_nth_get(nth);
+		ASSERT_EQ(0, ut_fail_nth_set(nth, 0));
 		if (!ret) {
 			EXPECT_EQ(1, cmd_num(c, "sem")) {
 				TH_LOG("n=%d: enabled", n);

@@ -51,7 +51,6 @@
 #define MAX_CHILDREN	3
 #define NOBODY		65534
 #define RECORD_CMD	UT_TRACEFS "/options/record-cmd"
-#define FI_DIR		"/sys/kernel/debug"
 
 /* reference counters for the probes of this file */
 unsigned short sites_ref[4] __section(".probes") __used;
@@ -73,8 +72,6 @@ FIXTURE_SETUP(sites)
 	self->kmsg = -1;
 }
 
-static void fi_restore(void);
-
 FIXTURE_TEARDOWN(sites)
 {
 	int i;
@@ -88,7 +85,7 @@ FIXTURE_TEARDOWN(sites)
 	if (self->map)
 		munmap(self->map, self->map_len);
 	if (self->fi_used)
-		fi_restore();
+		ut_fi_restore();
 	if (self->record_cmd[0])
 		ut_write_file(RECORD_CMD, self->record_cmd, false);
 	if (self->kmsg >= 0)
@@ -963,59 +960,6 @@ TEST_F_TIMEOUT(sites, dontfork_child_maps_probed_file, 120)
 	dontfork(_metadata, self, DF_SAME, 1);
 }
 
-static const struct {
-	const char *path;
-	const char *val;	/* what the test needs */
-	const char *dflt;	/* the kernel's default */
-} fi_knobs[] = {
-	{ FI_DIR "/failslab/ignore-gfp-wait", "N", "Y" },
-	{ FI_DIR "/failslab/verbose", "0", "2" },
-	{ FI_DIR "/fail_page_alloc/ignore-gfp-wait", "N", "Y" },
-	{ FI_DIR "/fail_page_alloc/ignore-gfp-highmem", "N", "Y" },
-	{ FI_DIR "/fail_page_alloc/min-order", "0", "1" },
-	{ FI_DIR "/fail_page_alloc/verbose", "0", "2" },
-};
-
-static void fi_restore(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++)
-		ut_write_file(fi_knobs[i].path, fi_knobs[i].dflt, false);
-}
-
-static int fi_setup(void)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++) {
-		ret = ut_write_file(fi_knobs[i].path, fi_knobs[i].val, false);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Write @n to the fail-nth file @fd; 0 or -1. */
-static int fail_nth_set(int fd, unsigned int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", n);
-
-	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
-}
-
-/* What the fail-nth file @fd reads: the calls left before a fault. */
-static long fail_nth_get(int fd)
-{
-	char buf[16] = "";
-
-	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
-		return -1;
-	return atol(buf);
-}
-
 #define FORK_PROBES	3
 #define FORK_MAX_NTH	3000
 
@@ -1050,12 +994,12 @@ TEST_F_TIMEOUT(sites, fork_under_fault_injection, 900)
 	if (nth < 0 && errno == ENOENT)
 		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/thread-self/fail-nth)");
 	ASSERT_LE(0, nth);
-	if (!ut_file_exists(FI_DIR "/failslab"))
+	if (!ut_file_exists(UT_FI_DIR "/failslab"))
 		SKIP(return, "CONFIG_FAILSLAB or CONFIG_FAULT_INJECTION_DEBUG_FS not enabled");
-	if (!ut_file_exists(FI_DIR "/fail_page_alloc"))
+	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
 		SKIP(return, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
 	self->fi_used = true;
-	ASSERT_EQ(0, fi_setup());
+	ASSERT_EQ(0, ut_fi_setup());
 	/* as in uprobe_core's enable_under_fault_injection */
 	buf_rc = ut_read_file(RECORD_CMD, NULL);
 	ASSERT_NE(NULL, buf_rc);
@@ -1072,12 +1016,12 @@ TEST_F_TIMEOUT(sites, fork_under_fault_injection, 900)
 	for (n = 1; n <= FORK_MAX_NTH; n++) {
 		fflush(stdout);
 		fflush(stderr);
-		ASSERT_EQ(0, fail_nth_set(nth, n));
+		ASSERT_EQ(0, ut_fail_nth_set(nth, n));
 		pid = fork();
 		if (pid == 0)
 			_exit(fork_child_calls());
-		left = fail_nth_get(nth);
-		ASSERT_EQ(0, fail_nth_set(nth, 0));
+		left = ut_fail_nth_get(nth);
+		ASSERT_EQ(0, ut_fail_nth_set(nth, 0));
 		if (pid < 0) {
 			ASSERT_TRUE(errno == ENOMEM || errno == EAGAIN) {
 				TH_LOG("n=%d: fork: %s", n, strerror(errno));

@@ -1232,3 +1232,63 @@ int ut_kmsg_count(int fd, const char *a, const char *b, char *log,
 	}
 	return count;
 }
+
+/* Fault injection (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, fail-nth). */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+static const struct {
+	const char *path;
+	const char *val;	/* what the test needs */
+	const char *dflt;	/* the kernel's default */
+} fi_knobs[] = {
+	{ UT_FI_DIR "/failslab/ignore-gfp-wait", "N", "Y" },
+	{ UT_FI_DIR "/failslab/verbose", "0", "2" },
+	{ UT_FI_DIR "/fail_page_alloc/ignore-gfp-wait", "N", "Y" },
+	{ UT_FI_DIR "/fail_page_alloc/ignore-gfp-highmem", "N", "Y" },
+	{ UT_FI_DIR "/fail_page_alloc/min-order", "0", "1" },
+	{ UT_FI_DIR "/fail_page_alloc/verbose", "0", "2" },
+};
+
+/* Put the fault-injection knobs ut_fi_setup() changed back to their defaults. */
+void ut_fi_restore(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++)
+		ut_write_file(fi_knobs[i].path, fi_knobs[i].dflt, false);
+}
+
+/* Make failslab and fail_page_alloc fail the task's n-th call quietly; 0 or -errno. */
+int ut_fi_setup(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++) {
+		ret = ut_write_file(fi_knobs[i].path, fi_knobs[i].val, false);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Write @n to the fail-nth file @fd; 0 or -1. */
+int ut_fail_nth_set(int fd, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
+}
+
+/* What the fail-nth file @fd reads: the calls left before a fault. */
+long ut_fail_nth_get(int fd)
+{
+	char buf[16] = "";
+
+	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return -1;
+	return atol(buf);
+}

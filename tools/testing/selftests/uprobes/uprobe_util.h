@@ -262,4 +262,11 @@ static inline bool ut_start(struct __test_metadata *_metadata, char *grp,
 }
 #endif
 
+/* Fault injection through debugfs and /proc/self/task/TID/fail-nth. */
+#define UT_FI_DIR	"/sys/kernel/debug"
+int ut_fi_setup(void);
+void ut_fi_restore(void);
+int ut_fail_nth_set(int fd, unsigned int n);
+long ut_fail_nth_get(int fd);
+
 #endif /* UPROBE_UTIL_H */
