@@ -19,6 +19,7 @@
 struct inode;
 struct mm_struct;
 struct notifier_block;
+struct page;
 struct pt_regs;
 struct task_struct;
 struct vm_area_struct;
@@ -89,19 +90,57 @@ struct uprobe_stats {
 struct uprobe;
 struct uprobes_mm;
 struct xol_area;
-struct return_instance;
 
 /**
  * enum uprobe_task_state - where a task is in handling a probe hit
  * @UTASK_RUNNING: not handling a hit
- * @UTASK_SSTEP: running the instruction copy out of line, with TF set
- * @UTASK_SSTEP_DONE: the step trapped; fix-ups run on the way back to user
+ * @UTASK_SSTEP: running the instruction copy out of line, single-stepped
+ * @UTASK_SSTEP_ACK: the step trapped; fix-ups run on the way back to user
  *	mode
  */
 enum uprobe_task_state {
 	UTASK_RUNNING,
 	UTASK_SSTEP,
-	UTASK_SSTEP_DONE,
+	UTASK_SSTEP_ACK,
+};
+
+/**
+ * enum rp_check - what arch_uretprobe_is_alive() is asked about
+ * @RP_CHECK_CALL: a return-probed call starts at the current stack pointer
+ * @RP_CHECK_CHAIN_CALL: the same, reached by a tail call from a
+ *	return-probed function (its return address is already ours)
+ * @RP_CHECK_RET: a return came back through the trampoline
+ */
+enum rp_check {
+	RP_CHECK_CALL,
+	RP_CHECK_CHAIN_CALL,
+	RP_CHECK_RET,
+};
+
+/**
+ * struct return_instance - a pending return probe of a task
+ * @uprobe: the probe whose function is running (holds a reference)
+ * @func: the probed function's address
+ * @orig_ret: where the function really returns to
+ * @stack: the stack pointer at the function's entry (where its return
+ *	address is, on architectures that push it), which identifies the call
+ * @chained: returns to the same place as the next (older) instance (a tail
+ *	call of a probed function: same @stack)
+ * @stub: the architecture's return stub (and table slot) this instance
+ *	owns, -1 if none (it returns through the XOL trampoline, or is
+ *	@chained)
+ * @next: the next older instance
+ *
+ * Core-private but for @stack, which arch_uretprobe_is_alive() reads.
+ */
+struct return_instance {
+	struct uprobe *uprobe;
+	unsigned long func;
+	unsigned long orig_ret;
+	unsigned long stack;
+	bool chained;
+	int stub;
+	struct return_instance *next;
 };
 
 /**
@@ -112,8 +151,8 @@ enum uprobe_task_state {
  * @active: the probe being stepped over; holds a reference, because a task
  *	cannot stay inside an SRCU read section across the return to user mode
  * @auprobe: the architecture part of the probe whose hit is being handled
- *	(handlers and step), else NULL; read locklessly by the x86 perf
- *	callchain code, possibly from NMI, to tell a function-entry probe
+ *	(handlers and step), else NULL; may be read locklessly by the
+ *	architecture's perf callchain code, possibly from NMI
  * @autask: architecture state saved across the step
  * @return_instances: the task's pending return-probe instances, newest
  *	first
@@ -196,37 +235,137 @@ bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
 struct page *uprobe_return_table(struct mm_struct *mm);
 void uprobes_init(void);
 
-/* Called by the architecture's trap handlers. */
-bool uprobe_int3_hit(struct pt_regs *regs);
-bool uprobe_sstep_done(struct pt_regs *regs);
-bool uprobe_trap_int3(struct pt_regs *regs);
+/*
+ * The architecture interface.
+ *
+ * An architecture with uprobes (ARCH_SUPPORTS_UPROBES) provides
+ * <asm/uprobes.h> with uprobe_opcode_t, UPROBE_SWBP_INSN (its breakpoint),
+ * UPROBE_SWBP_INSN_SIZE, UPROBE_XOL_SLOT_BYTES (room for one instruction
+ * copy), struct arch_uprobe (with the probed instruction's bytes in
+ * ->insn, read from the file by the core, and the bytes to run out of line
+ * in ->ixol, filled in by its analysis; they may share storage) and
+ * struct arch_uprobe_task (its state kept across a step).
+ *
+ * The classic path needs only the hooks below without a default, plus two
+ * calls from its trap handlers: uprobe_pre_sstep_notifier() on a
+ * breakpoint in user mode and uprobe_post_sstep_notifier() on a step trap,
+ * both in the trap's context; the hit and the end of the step are then
+ * handled on the way back to user mode (TIF_UPROBE, uprobe_notify_resume()).
+ * The core copies ->ixol to an XOL slot, and returns of return probes come
+ * back to a breakpoint in XOL slot 0. Everything else has a __weak default
+ * in kernel/events/uprobes.c that an architecture overrides to opt into a
+ * fast path: a hit handled in the trap itself (uprobe_hit_in_trap()),
+ * instruction copies of its own making, boosting, return stubs and a return
+ * table, a return system call.
+ */
 
-/* Implemented by the architecture for the core. */
+/* Called by the architecture's trap handlers. */
+int uprobe_pre_sstep_notifier(struct pt_regs *regs);
+int uprobe_post_sstep_notifier(struct pt_regs *regs);
+bool uprobe_hit_in_trap(struct pt_regs *regs);
+
+/* Implemented by every architecture with uprobes. */
+
+/**
+ * arch_uprobe_analyze_insn - decide how a probed instruction is run
+ * @auprobe: the probe; ->insn holds the instruction's bytes from the file
+ * @mm: an mm the probe is about to be installed in, or NULL: see below
+ * @vaddr: the probed address in @mm, 0 with a NULL @mm
+ *
+ * Called once per probe, before any breakpoint of it is installed, in
+ * process context (may sleep). With CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM
+ * it is called at registration with a NULL @mm and must then accept an
+ * instruction that some task mode can run; otherwise it is called with the
+ * first mm the probe is installed in, under that mm's mmap_lock.
+ *
+ * Return: 0, or -errno to refuse the probe (in @mm only, for an mm's mode).
+ */
 int arch_uprobe_analyze_insn(struct arch_uprobe *auprobe,
 			     struct mm_struct *mm, unsigned long vaddr);
-bool arch_uprobe_emulate(struct arch_uprobe *auprobe, struct pt_regs *regs);
+
+/**
+ * arch_uprobe_pre_xol - prepare current to run the copy in its XOL slot
+ * @auprobe: the probe
+ * @regs: the user registers, ip at the probed address
+ *
+ * current->utask->vaddr and ->xol_vaddr are set. Sends the task to the
+ * copy with single-stepping on. Process context, after the handlers.
+ *
+ * Return: 0, or -errno if the copy cannot run in this task (the core then
+ * takes the probe out of the task's mm).
+ */
+int arch_uprobe_pre_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+
+/**
+ * arch_uprobe_post_xol - the step of the copy completed: fix up
+ * @auprobe: the probe
+ * @regs: the user registers after the step
+ *
+ * Process context (uprobe_notify_resume()).
+ *
+ * Return: 0; -EAGAIN to go on stepping; another -errno
+ * to abort the step (arch_uprobe_abort_xol()).
+ */
+int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+
+/**
+ * arch_uprobe_xol_was_trapped - did the copy fault instead of completing?
+ * @t: current
+ *
+ * Return: true if a trap other than the step's ended the step.
+ */
+bool arch_uprobe_xol_was_trapped(struct task_struct *t);
+
+/**
+ * arch_uprobe_abort_xol - undo arch_uprobe_pre_xol() after a fault or signal
+ * @auprobe: the probe
+ * @regs: the user registers; ip goes back to the probed address
+ */
+void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
+
+/**
+ * arch_uprobe_skip_sstep - emulate the probed instruction if possible
+ * @auprobe: the probe
+ * @regs: the user registers, ip at the probed address
+ *
+ * Called after the handlers, in process context.
+ *
+ * Return: true if the instruction's effect is now in @regs (no step).
+ */
+bool arch_uprobe_skip_sstep(struct arch_uprobe *auprobe, struct pt_regs *regs);
+
+/* Defaults in kernel/events/uprobes.c (__weak); see there. */
+unsigned long uprobe_get_swbp_addr(struct pt_regs *regs);
+bool is_swbp_insn(uprobe_opcode_t *insn);
+bool is_trap_insn(uprobe_opcode_t *insn);
+int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm,
+	     unsigned long vaddr);
+bool arch_uprobe_ignore(struct arch_uprobe *auprobe, struct pt_regs *regs);
+int arch_uprobe_exception_notify(struct notifier_block *self,
+				 unsigned long val, void *data);
+void arch_uprobe_copy_ixol(struct page *page, unsigned long vaddr,
+			   void *src, unsigned long len);
 int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
 			  unsigned long slot_vaddr, unsigned long vaddr);
-int arch_uprobe_pre_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
 bool arch_uprobe_boost(struct arch_uprobe *auprobe, struct pt_regs *regs,
 		       unsigned long slot_vaddr);
 unsigned long arch_uprobe_boost_resume(const void *slot,
 				       unsigned long slot_vaddr,
 				       unsigned long ip, unsigned long vaddr);
-int arch_uprobe_post_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
-void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
-bool arch_uprobe_xol_was_trapped(struct task_struct *t);
-unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs);
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
+						struct pt_regs *regs);
+bool arch_uretprobe_is_alive(struct return_instance *ri, enum rp_check ctx,
+			     struct pt_regs *regs);
 unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs);
 int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr);
 void arch_uretprobe_fill_trampoline(void *slot);
 unsigned long arch_uretprobe_trampoline(unsigned long slot,
 					struct pt_regs *regs);
+bool arch_uretprobe_is_trap(unsigned long slot, unsigned long bp);
+unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs);
 unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i);
 bool arch_uretprobe_is_return_addr(unsigned long slot, unsigned long addr);
 void arch_uretprobe_unmap_table(struct mm_struct *mm);
-bool arch_uretprobe_is_trap(unsigned long slot, unsigned long bp);
-unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs);
 bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs);
 
 #else /* !CONFIG_UPROBES */
@@ -374,11 +513,6 @@ static inline bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 static inline struct page *uprobe_return_table(struct mm_struct *mm)
 {
 	return NULL;
-}
-
-static inline bool uprobe_trap_int3(struct pt_regs *regs)
-{
-	return false;
 }
 
 static inline void uprobes_init(void)

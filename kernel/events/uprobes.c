@@ -3,8 +3,8 @@
  * User-space probes (uprobes): the core.
  *
  * A probe is an (inode, file offset) with consumers. Registering one puts
- * an int3 into every mapping of that offset whose consumers want the mm;
- * the int3 traps, the handlers run, and the original instruction is then
+ * a breakpoint into every mapping of that offset whose consumers want the mm;
+ * the breakpoint traps, the handlers run, and the original instruction is then
  * emulated (arch code) or single-stepped from a copy in a per-mm
  * execute-out-of-line (XOL) area. An SDT "semaphore" (reference counter)
  * named by the probe goes up by one per patched site and down by one when
@@ -17,15 +17,15 @@
  *   struct uprobe	  one per (inode, offset): consumers (an SRCU list),
  *			  decoded instruction, SDT counter offset, an id.
  *   struct uprobes_mm	  per mm (mm->uprobes_state.sites): xarray vaddr ->
- *			  struct uprobe_site, one entry per int3 of ours,
+ *			  struct uprobe_site, one entry per breakpoint of ours,
  *			  with a small direct-mapped cache in front of it.
  *			  Published with release, read with acquire
  *			  (uprobes_mm_of()), freed by RCU.
  *   struct uprobe_site	  a patched site in one mm; owns a uprobe reference
  *			  and remembers whether its +1 is on the mm's counter.
- *			  It enters the table before its int3 is written
- *			  and leaves it after the int3 is gone, so that no
- *			  int3 of ours is ever without its site; freed by RCU.
+ *			  It enters the table before its breakpoint is written
+ *			  and leaves it after the breakpoint is gone, so that no
+ *			  breakpoint of ours is ever without its site; freed by RCU.
  *   struct xol_area	  per mm (mm->uprobes_state.xol_area): a special
  *			  mapping of XOL_MAX_PAGES pages of address space,
  *			  backed page by page as slots are needed; slot 0 is
@@ -39,10 +39,10 @@
  *   struct uprobe_task	  per task (task->utask): stepping state and the
  *			  chain of pending return instances.
  *
- * How this differs from the shape of stock 6.1 uprobes
+ * Design rules
  *   - "Is this file probed?", asked by every file mmap() in the system, is
  *     one lock-free hash lookup; the probes of a file are found by range in
- *     its own xarray instead of one tree under a global lock.
+ *     its own xarray, under no global lock.
  *   - The hit path reads only the per-mm site table, under RCU: no vma
  *     lookup, no mmap_lock, no global lock, nothing that sleeps before the
  *     handlers (which run in SRCU).
@@ -51,19 +51,26 @@
  *     uprobe_mmap() calls over the same range find the existing site and
  *     change nothing: exactly-once by construction, not by bookkeeping.
  *   - uprobe_munmap() only marks sites detached; uprobe_mmap() re-attaches
- *     them (split/merge: the int3 is still there) or settles them (the text
- *     went away), and a hit on an int3 that mremap() moved adopts it.
- *   - The hit is handled in the int3 trap itself (x86 asks us before the
- *     die notifiers, patches/0006), not flagged for a second pass on the
- *     way back to user mode.
+ *     them (split/merge: the breakpoint is still there) or settles them
+ *     (the text went away), and a hit on a breakpoint that mremap() moved
+ *     adopts it.
+ *   - A hit is handled where the architecture reports it: in the
+ *     breakpoint trap itself if it calls uprobe_hit_in_trap() (interrupts
+ *     enabled, a user-mode trap that may sleep), else on the way back to
+ *     user mode (uprobe_pre_sstep_notifier() sets TIF_UPROBE and
+ *     uprobe_notify_resume() handles it). Either way handle_hit() runs in
+ *     process context.
  *   - XOL slots are shared by all threads of an mm and keyed by probed
- *     vaddr, so repeated hits reuse the slot with no lock, and boosted: an
- *     instruction that needs no fix-up runs in its slot followed by a jump
- *     back, with no step trap (one trap per hit). Slots are reused only
- *     once no task can be in them (struct xol_area).
- *   - Patching copies a page once per mm: the first int3 in a page maps a
- *     private copy of it; further int3s in that page, and removals, write
- *     the copy in place while this mm is its only user (write_in_place()).
+ *     vaddr, so repeated hits reuse the slot with no lock. An architecture
+ *     that boosts (arch_uprobe_boost()) runs an instruction that needs no
+ *     fix-up in its slot followed by a jump back, with no step trap (one
+ *     trap per hit). Slots are reused only once no task can be in them
+ *     (struct xol_area). Every slot write goes through
+ *     arch_uprobe_copy_ixol(), which keeps the instruction cache coherent.
+ *   - Patching copies a page once per mm: the first breakpoint in a page
+ *     maps a private copy of it; further breakpoints in that page, and
+ *     removals, write the copy in place while this mm is its only user
+ *     (write_in_place()).
  *     A removal that leaves no other site of ours in the page drops the
  *     copy when it matches the file's page, and the fault path maps the
  *     page-cache page back (zap_copy()). Only the file's own page, or an
@@ -76,10 +83,11 @@
  *     counter or a page that is not the file's leave that process out,
  *     with a rate-limited log line naming it (report_refused()). Only the
  *     system's errors fail it (install_fatal()).
- *   - Return probes come back through a system call, not a trap (the
- *     x86-64 trampoline is described in arch/x86/kernel/uprobes.c), and
- *     pending returns are kept exact through longjmp, exceptions and
- *     signal handlers on other stacks; see "Return probes" below.
+ *   - Return probes come back through a breakpoint in the XOL area, or
+ *     through whatever entry the architecture provides instead (a system
+ *     call, unwindable stubs), and pending returns are kept exact through
+ *     longjmp, exceptions and signal handlers on other stacks; see "Return
+ *     probes" below.
  *
  * Return probes
  *   A hit whose probe has a return consumer replaces the return address
@@ -129,9 +137,9 @@
  *   probed page: collected under i_mmap_rwsem, then visited one by one
  *   under their mmap_lock. A fork in between could copy an mm before the
  *   walk visits it and add the copy's mappings after the collection: the
- *   copy would keep a removed int3, or miss a new one. Stock makes every
- *   walk take a percpu rwsem for write, which costs an RCU grace period
- *   each time the walks start. Here fork counts the copies of each mm it
+ *   copy would keep a removed breakpoint, or miss a new one. Keeping fork
+ *   out with a percpu rwsem taken for write would cost an RCU grace period
+ *   each time the walks start, so fork counts the copies of each mm it
  *   completes (uprobe_dup_mmap_done(), under the parent's mmap_lock, after
  *   the copy's mappings are in the files' trees). The walk reads the count
  *   while collecting and again under the mmap_lock: if it moved, the copy
@@ -139,7 +147,7 @@
  *   did not, any fork of that mm either finished before the collection
  *   (its copy was collected) or starts after the visit (it copies the
  *   visited state). A walk that keeps meeting forks takes dup_mmap_sem
- *   for write on its last pass, as stock does on every walk.
+ *   for write on its last pass.
  *
  * Lifetimes and references
  *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
@@ -157,8 +165,8 @@
  *     no reference; only the dying mm's page tables still point at it).
  *
  * Why the hit path is safe against a concurrent unregister
- *   uprobe_int3_hit() (called by the trap) enables interrupts and calls
- *   handle_hit(), which enters uprobes_srcu, then loads the site under RCU and
+ *   handle_hit() (from the trap with interrupts enabled, or on the way
+ *   back to user mode) enters uprobes_srcu, then loads the site under RCU and
  *   reads site->uprobe: a site is freed only after an RCU grace period, and
  *   the uprobe it points to only by call_srcu() once its last reference is
  *   gone; the site's reference is dropped only after the site left the
@@ -170,9 +178,9 @@
  *   (uprobe_unregister_wait()), so that a run of unregistrations waits for
  *   one grace period, not one each. A task that leaves SRCU to step takes
  *   its own reference. A miss in the site table with no VMA change is a
- *   foreign int3 only if the int3 is still there: a probe removed between
- *   the trap and the lookup restarts the task at the restored instruction
- *   instead of sending it a SIGTRAP.
+ *   foreign breakpoint only if the breakpoint is still there: a probe
+ *   removed between the trap and the lookup restarts the task at the
+ *   restored instruction instead of sending it a SIGTRAP.
  *
  * Locks, in the order they nest
  *   uprobe->reg_lock	serialises register/unregister/apply of one probe.
@@ -180,8 +188,10 @@
  *			a walk for write only after UPROBE_WALK_TRIES passes
  *			kept meeting forks (see "Walks and fork" below).
  *   mmap_lock (write)	every change to an mm's site table and counters;
- *			also taken by the hit path's slow cases (moved int3,
- *			UPROBE_HANDLER_REMOVE).
+ *			also taken by the hit path's slow cases (moved
+ *			breakpoint, UPROBE_HANDLER_REMOVE).
+ *   analyse_lock	decoding a probe with the first mm it goes into
+ *			(analyse_in()), where the architecture needs an mm.
  *   xol_area->lock	allocating and filling a new XOL slot.
  *   i_mmap_rwsem	read, only to collect the mms mapping a file; the mms
  *			are pinned and worked on after it is dropped.
@@ -192,7 +202,9 @@
  */
 #include <linux/hash.h>
 #include <linux/highmem.h>
+#include <linux/kdebug.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -218,7 +230,7 @@ DEFINE_STATIC_PERCPU_RWSEM(dup_mmap_sem);
 
 /*
  * Optimistic passes of a walk before it keeps forks out: a walk that meets
- * forks costs at most this many passes more than stock's one.
+ * forks costs at most this many passes more than one that keeps them out.
  */
 #define UPROBE_WALK_TRIES	1
 
@@ -259,7 +271,8 @@ static const struct rhashtable_params uprobe_inodes_params = {
  *	that leaves some covers the whole file (__sync_maps())
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
- * @flags: UPROBE_ANALYSED once @arch holds a decoded instruction
+ * @flags: UPROBE_READ once @arch holds the instruction's bytes,
+ *	UPROBE_ANALYSED once it is decoded too
  * @stats: per-CPU counts of how hits were handled (uprobe_get_stats()),
  *	allocated at the first hit to count (most probes of a large set
  *	are never hit) and published once with cmpxchg()
@@ -282,22 +295,23 @@ struct uprobe {
 };
 
 #define UPROBE_ANALYSED		0
+#define UPROBE_READ		1
 
 /* Source of &struct uprobe ids. */
 static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
 
 /**
- * struct uprobe_site - one int3 of ours in one mm
+ * struct uprobe_site - one breakpoint of ours in one mm
  * @uprobe: the probe (holds a reference)
- * @vaddr: where the int3 is
+ * @vaddr: where the breakpoint is
  * @ref_ctr_done: this site holds its probe's +1 on the mm's counter (one
  *	site per probe and mm does)
  * @xol_slot: the XOL slot last used for it, a hint that get_slot()
  *	verifies (0: none yet)
  * @detached: uprobe_munmap() saw its range go; the hit path ignores it
- *	until it is re-attached (split, merge: its int3 is still there) or
+ *	until it is re-attached (split, merge: its breakpoint is still there) or
  *	settled (settle_dead(): its text went away)
- * @pending: entered in the table before its int3 is written and its
+ * @pending: entered in the table before its breakpoint is written and its
  *	counter raised (install_site()); a hit that finds it so waits for
  *	the installer (find_hit())
  * @rcu: deferred free; a site is only ever freed by RCU once it was in
@@ -324,7 +338,7 @@ struct uprobe_site {
  *	so that a hit costs a multiply, not a walk down a sparse xarray (a
  *	user vaddr needs up to eight levels); same locking as @sites, filled
  *	only by writers
- * @vmas_changed: uprobe_munmap() detached sites at least once: an int3
+ * @vmas_changed: uprobe_munmap() detached sites at least once: a breakpoint
  *	without an attached site may be ours (moved or re-described by a VMA
  *	change) and goes through the slow path
  * @moving: mremap() is between uprobe_start_move() and uprobe_end_move():
@@ -761,7 +775,7 @@ static void zap_copy(struct vm_area_struct *vma, unsigned long vaddr)
 static bool file_page_restores(struct page *page, struct page *file,
 			       unsigned int off, uprobe_opcode_t opcode)
 {
-	const unsigned int n = sizeof(opcode);
+	const unsigned int n = UPROBE_SWBP_INSN_SIZE;
 	u8 *a = kmap_local_page(page), *f = kmap_local_page(file);
 	bool same = !memcmp(f + off, &opcode, n) && !memcmp(a, f, off) &&
 		    !memcmp(a + off + n, f + off + n, PAGE_SIZE - off - n);
@@ -777,9 +791,9 @@ static bool file_page_restores(struct page *page, struct page *file,
  * PageAnonExclusive) and KSM does not. That is the page of an earlier
  * patch of ours, so a second probe in a page costs no copy. The page lock
  * keeps reclaim, migration and KSM away while the mapping is checked and
- * the byte written; the page is dirtied for its swap copy. A thread that
- * took the int3 just before a removal finds the byte restored and runs it
- * again (find_hit()), as with a replaced page.
+ * the opcode written; the page is dirtied for its swap copy. A thread
+ * that took the breakpoint just before a removal finds the instruction
+ * restored and runs it again (find_hit()), as with a replaced page.
  *
  * Return: 0; -EAGAIN if @page is no longer mapped there; -EPERM if it
  * must be copied instead.
@@ -804,7 +818,7 @@ static int write_in_place(struct vm_area_struct *vma, unsigned long vaddr,
 	}
 	kaddr = kmap_local_page(page);
 	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
-			  &opcode, sizeof(opcode));
+			  &opcode, UPROBE_SWBP_INSN_SIZE);
 	kunmap_local(kaddr);
 	set_page_dirty(page);
 walk_done:
@@ -817,13 +831,16 @@ unlock_page:
 /*
  * uprobe_write_opcode() at @vaddr of @vma, which maps it; a removal looks
  * for the file's page only if @restore_file (the caller knows no other
- * int3 of ours is in the page).
+ * breakpoint of ours is in the page).
  *
- * Return: 0; -EBUSY if the byte there is not the one expected (installing:
- * the instruction's first byte, which also refuses an int3 that is not
- * ours; removing: our int3 in an anonymous copy); -EXDEV if the page is
- * not the file's (see page_is_files()); -EINVAL if @vma may not take a
- * breakpoint; -ENOSPC, -ENOMEM, or a fault's -errno.
+ * An opcode is UPROBE_SWBP_INSN_SIZE bytes: is_swbp_insn() tells a
+ * breakpoint from an original instruction.
+ *
+ * Return: 0; -EBUSY if the opcode there is not the one expected
+ * (installing: the instruction's own, which also refuses a breakpoint that
+ * is not ours; removing: our breakpoint in an anonymous copy); -EXDEV if
+ * the page is not the file's (see page_is_files()); -EINVAL if @vma may
+ * not take a breakpoint; -ENOSPC, -ENOMEM, or a fault's -errno.
  */
 static int write_opcode(struct arch_uprobe *auprobe,
 			struct vm_area_struct *vma, unsigned long vaddr,
@@ -832,8 +849,8 @@ static int write_opcode(struct arch_uprobe *auprobe,
 	unsigned int flags = FOLL_FORCE | FOLL_SPLIT_PMD;
 	struct page *old, *new, *file_page;
 	struct mm_struct *mm = vma->vm_mm;
-	uprobe_opcode_t cur;
-	bool install = opcode == UPROBE_SWBP_INSN;
+	uprobe_opcode_t cur = 0;
+	bool install = is_swbp_insn(&opcode);
 	void *kaddr;
 	long got;
 	int ret;
@@ -858,18 +875,19 @@ retry:
 		ret = -EXDEV;
 		goto put_old;
 	}
-	memcpy_from_page((void *)&cur, old, offset_in_page(vaddr), sizeof(cur));
+	memcpy_from_page((void *)&cur, old, offset_in_page(vaddr),
+			 UPROBE_SWBP_INSN_SIZE);
 	if (!install && cur == opcode) {
 		ret = 0;	/* already restored */
 		goto put_old;
 	}
 	/*
-	 * Somebody else changed this byte, or the int3 is not ours: ours
-	 * always live in an anonymous copy, and installing one where an
-	 * int3 already is would take over a breakpoint of somebody else's.
+	 * Somebody else changed these bytes, or the breakpoint is not ours:
+	 * ours always live in an anonymous copy, and installing one where a
+	 * breakpoint already is would take over somebody else's.
 	 */
-	if (install ? cur != auprobe->insn[0] :
-	    cur != UPROBE_SWBP_INSN || !PageAnon(old)) {
+	if (install ? memcmp(&cur, &auprobe->insn, UPROBE_SWBP_INSN_SIZE) :
+	    !is_swbp_insn(&cur) || !PageAnon(old)) {
 		ret = -EBUSY;
 		goto put_old;
 	}
@@ -878,7 +896,7 @@ retry:
 		/*
 		 * Back to the file's page if nothing else differs: the usual
 		 * removal, and one that needs no allocation (so it cannot
-		 * fail for lack of memory and orphan the int3).
+		 * fail for lack of memory and orphan the breakpoint).
 		 */
 		file_page = find_get_page(vma->vm_file->f_mapping,
 					  linear_page_index(vma, vaddr));
@@ -907,7 +925,7 @@ retry:
 	__folio_mark_uptodate(page_folio(new));
 	copy_highpage(new, old);
 	kaddr = kmap_local_page(new);
-	*(uprobe_opcode_t *)(kaddr + offset_in_page(vaddr)) = opcode;
+	memcpy(kaddr + offset_in_page(vaddr), &opcode, UPROBE_SWBP_INSN_SIZE);
 	kunmap_local(kaddr);
 	ret = replace_page(vma, vaddr, old, new);
 	put_page(new);
@@ -925,17 +943,17 @@ put_old:
  * @auprobe: the probe's decoded instruction (original bytes in ->insn)
  * @mm: the address space, whose mmap_lock is held for write
  * @vaddr: user address of the probed instruction
- * @opcode: UPROBE_SWBP_INSN to install the breakpoint, else the original
- *	first byte to remove it
+ * @opcode: a breakpoint (is_swbp_insn()) to install it, else the original
+ *	instruction's first UPROBE_SWBP_INSN_SIZE bytes to remove it
  *
  * The file's page is never written: installing maps a private anonymous
- * copy of the page with the int3, or writes it into the copy already
- * there if this mm is the copy's only user. Removing restores the byte;
+ * copy of the page with the breakpoint, or writes it into the copy already
+ * there if this mm is the copy's only user. Removing restores the opcode;
  * when the result equals the file's page, the copy is dropped and the
  * page-cache page faults back in, so that no anonymous copy is left.
  * Only the file's own page or an anonymous copy of it is ever written.
  *
- * Return: 0, or -errno (-EBUSY: the byte there is not the expected one;
+ * Return: 0, or -errno (-EBUSY: the opcode there is not the expected one;
  * -EXDEV: the page there is not the file's, e.g. the zero page).
  */
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
@@ -1048,8 +1066,8 @@ static void free_site_rcu(struct rcu_head *rcu)
 	kfree(container_of(rcu, struct uprobe_site, rcu));
 }
 
-static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
-			     unsigned long vaddr);
+static bool bp_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
+			   unsigned long vaddr);
 static void settle_dead(struct mm_struct *mm);
 static void retire_slot(struct mm_struct *mm, unsigned long vaddr);
 
@@ -1150,7 +1168,7 @@ static void drop_ctr(struct mm_struct *mm, struct uprobe_site *site,
 }
 
 /*
- * Forget @site, whose int3 is gone or was never written: drop its
+ * Forget @site, whose breakpoint is gone or was never written: drop its
  * counter, take it out of the table and free it after RCU.
  */
 static void forget_site(struct mm_struct *mm, struct uprobe_site *site,
@@ -1167,14 +1185,52 @@ static void forget_site(struct mm_struct *mm, struct uprobe_site *site,
 	call_rcu(&site->rcu, free_site_rcu);
 }
 
+/* One decode of a probe at a time (analyse_in()); nests in mmap_lock. */
+static DEFINE_MUTEX(analyse_lock);
+
+/*
+ * Make sure @uprobe is decoded before its first breakpoint goes into @mm at
+ * @vaddr. An architecture that decodes per mm
+ * (!CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM) is asked here, with the first
+ * mm; one that does not was asked at registration. A refusal for @mm's
+ * CPU mode (-EOPNOTSUPP) leaves the probe undecoded, for the next mm to
+ * try, and @mm out; any other refusal means no mm can run the probe.
+ *
+ * Return: 0; -EOPNOTSUPP (this mm only); -ENOEXEC (the probe is refused).
+ */
+static int analyse_in(struct uprobe *uprobe, struct mm_struct *mm,
+		      unsigned long vaddr)
+{
+	int ret = 0;
+
+	/* Pairs with the smp_mb__before_atomic() below. */
+	if (test_bit_acquire(UPROBE_ANALYSED, &uprobe->flags))
+		return 0;
+	if (IS_ENABLED(CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM))
+		return -ENOEXEC;
+	mutex_lock(&analyse_lock);
+	if (!test_bit(UPROBE_ANALYSED, &uprobe->flags)) {
+		ret = arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
+		if (!ret) {
+			/* The decoded @arch before the bit; see above. */
+			smp_mb__before_atomic();
+			set_bit(UPROBE_ANALYSED, &uprobe->flags);
+		}
+	}
+	mutex_unlock(&analyse_lock);
+	if (ret && ret != -EOPNOTSUPP)
+		ret = -ENOEXEC;
+	return ret;
+}
+
 /*
  * Patch @uprobe in at @vaddr of @vma (where @vma maps its offset) and
  * record the site; the probe's counter goes up once per mm, now or when
  * its page gets mapped. Idempotent.
  *
  * The site enters the table first, pending, and the counter goes up
- * before the int3 is written: once the int3 can trap, its site is there
- * and the marker it guards is enabled. If anything fails, nothing was
+ * before the breakpoint is written: once the breakpoint can trap, its site
+ * is there and the marker it guards is enabled. If anything fails, nothing was
  * patched, and the site leaves the table and is freed after RCU (a hit
  * may have found it pending).
  */
@@ -1194,8 +1250,9 @@ static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 	site = xa_load(&um->sites, vaddr);
 	if (site)
 		return site->uprobe == uprobe ? 0 : -EBUSY;
-	if (!test_bit(UPROBE_ANALYSED, &uprobe->flags))
-		return -ENOEXEC;
+	ret = analyse_in(uprobe, mm, vaddr);
+	if (ret)
+		return ret;
 
 	site = kzalloc(sizeof(*site), GFP_KERNEL);
 	if (!site)
@@ -1209,7 +1266,7 @@ static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 	ret = raise_ctr(mm, site);
 	if (ret)
 		goto erase_site;
-	ret = write_opcode(&uprobe->arch, vma, vaddr, UPROBE_SWBP_INSN, false);
+	ret = set_swbp(&uprobe->arch, mm, vaddr);
 	if (ret)
 		goto drop_ctr;
 	hot_add(mm, um, site);
@@ -1228,42 +1285,56 @@ put_site:
 }
 
 /*
- * Is the byte at @vaddr of @mm an int3? 1 if so, 0 if not, -errno if it
- * cannot be read. Caller holds the mmap_lock.
+ * Is the instruction at @vaddr of @mm one that @is recognises (our
+ * breakpoint, or any trap)? 1 if so, 0 if not, -errno if it cannot be
+ * read. Caller holds the mmap_lock.
  */
-static int int3_at(struct mm_struct *mm, unsigned long vaddr)
+static int trap_at(struct mm_struct *mm, unsigned long vaddr,
+		   bool (*is)(uprobe_opcode_t *insn))
 {
+	uprobe_opcode_t opcode = 0;
 	struct page *page;
 	long got;
-	u8 byte;
 
 	mmap_assert_locked(mm);
 	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL,
 				    NULL);
 	if (got != 1)
 		return got < 0 ? got : -EFAULT;
-	memcpy_from_page(&byte, page, offset_in_page(vaddr), 1);
+	memcpy_from_page((void *)&opcode, page, offset_in_page(vaddr),
+			 UPROBE_SWBP_INSN_SIZE);
 	put_page(page);
-	return byte == UPROBE_SWBP_INSN;
+	return is(&opcode);
+}
+
+/* The first instruction word of @uprobe's original instruction. */
+static uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
+{
+	uprobe_opcode_t opcode = 0;
+
+	memcpy(&opcode, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
+	return opcode;
 }
 
 /*
- * Does @vma at @vaddr still show our int3 for @uprobe? That is what a
+ * Does @vma at @vaddr still show our breakpoint for @uprobe? That is what a
  * detached site must show to be re-attached.
  */
-static bool int3_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
-			     unsigned long vaddr)
+static bool bp_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
+			   unsigned long vaddr)
 {
 	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset) ||
 	    offset_to_vaddr(vma, uprobe->offset) != vaddr)
 		return false;
-	return uprobe->arch.insn[0] != UPROBE_SWBP_INSN &&
-	       int3_at(vma->vm_mm, vaddr) == 1;
+	uprobe_opcode_t orig = orig_opcode(uprobe);
+
+	return !is_swbp_insn(&orig) &&
+	       trap_at(vma->vm_mm, vaddr, is_swbp_insn) == 1;
 }
 
 /*
  * Does another attached site of @um share @site's page? Then the page
- * still differs from the file's after @site's byte is restored, and the
+ * still differs from the file's after @site's opcode is restored, and the
  * 4 KiB comparison that would find that out is skipped.
  */
 static bool page_has_other_site(struct uprobes_mm *um,
@@ -1283,10 +1354,10 @@ static bool page_has_other_site(struct uprobes_mm *um,
 }
 
 /*
- * Remove @site from @mm: restore the instruction if our int3 is still
+ * Remove @site from @mm: restore the instruction if our breakpoint is still
  * there, take the probe's +1 off the counter if this was its last site in
  * @mm (else hand it over), forget the site. A restore that fails for lack
- * of memory (or a signal) keeps the site, which still owns its int3: the
+ * of memory (or a signal) keeps the site, which still owns its breakpoint: the
  * next walk, or a hit that nobody wants, tries again.
  *
  * Return: 0, or the error that kept the site.
@@ -1301,10 +1372,10 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 
 	mmap_assert_write_locked(mm);
 	vma = vma_lookup(mm, site->vaddr);
-	if (vma && (!site->detached || int3_still_there(uprobe, vma, site->vaddr))) {
+	if (vma && (!site->detached || bp_still_there(uprobe, vma, site->vaddr))) {
 		dead = false;
 		ret = write_opcode(&uprobe->arch, vma, site->vaddr,
-				   uprobe->arch.insn[0],
+				   orig_opcode(uprobe),
 				   !page_has_other_site(um, site));
 		if (ret == -ENOMEM || ret == -ENOSPC || ret == -EINTR ||
 		    ret == -ERESTARTSYS)
@@ -1655,25 +1726,32 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 
 /* ----------------------------------------------------- consumer API */
 
-/* Decode the probed instruction once, from the file. */
+/*
+ * Read the probed instruction from the file, once; decode it now if the
+ * architecture can without an mm, else at the first install (analyse_in()).
+ */
 static int __analyse(struct uprobe *uprobe)
 {
 	int ret;
 
 	lockdep_assert_held(&uprobe->reg_lock);
-	if (test_bit(UPROBE_ANALYSED, &uprobe->flags))
+	if (test_bit(UPROBE_READ, &uprobe->flags))
 		return 0;
 	ret = read_file_bytes(uprobe->ui->inode, uprobe->offset,
-			      uprobe->arch.insn,
+			      &uprobe->arch.insn,
 			      min_t(loff_t, sizeof(uprobe->arch.insn),
 				    i_size_read(uprobe->ui->inode) -
 				    uprobe->offset));
 	if (ret)
 		return ret;
-	ret = arch_uprobe_analyze_insn(&uprobe->arch, NULL, 0);
-	if (ret)
-		return ret;
-	set_bit(UPROBE_ANALYSED, &uprobe->flags);
+	if (IS_ENABLED(CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM)) {
+		ret = arch_uprobe_analyze_insn(&uprobe->arch, NULL, 0);
+		if (ret)
+			return ret;
+		set_bit(UPROBE_ANALYSED, &uprobe->flags);
+	}
+	/* Installs read @arch only after consumers, published later. */
+	set_bit(UPROBE_READ, &uprobe->flags);
 	return 0;
 }
 
@@ -1729,6 +1807,10 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 	    !shmem_mapping(inode->i_mapping))
 		return -EOPNOTSUPP;
 	if (offset < 0 || offset >= i_size_read(inode))
+		return -EINVAL;
+	/* A breakpoint is written within one page, at the insn's alignment. */
+	if (offset_in_page(offset) > PAGE_SIZE - UPROBE_SWBP_INSN_SIZE ||
+	    !IS_ALIGNED(offset, UPROBE_SWBP_INSN_SIZE))
 		return -EINVAL;
 	if (ref_ctr_offset < 0 || (ref_ctr_offset & 1) ||
 	    ref_ctr_offset + 2 > i_size_read(inode))
@@ -1991,7 +2073,7 @@ static void free_xol_area(struct xol_area *area);
 static void unmap_return_table(struct mm_struct *mm);
 
 /*
- * Detached sites of @mm: re-attach those whose int3 is still where their
+ * Detached sites of @mm: re-attach those whose breakpoint is still where their
  * mapping shows their offset (the VMA was split or merged), forget the
  * others (their text went away: unmapped, truncated, replaced) and drop
  * their counters, so that a dead site neither holds a +1 for a copy of
@@ -2012,7 +2094,7 @@ static void settle_dead(struct mm_struct *mm)
 		if (!site->detached)
 			continue;
 		vma = vma_lookup(mm, site->vaddr);
-		if (vma && int3_still_there(site->uprobe, vma, site->vaddr))
+		if (vma && bp_still_there(site->uprobe, vma, site->vaddr))
 			WRITE_ONCE(site->detached, false);
 		else
 			forget_site(mm, site, true);
@@ -2038,6 +2120,8 @@ static const char *refusal(struct vm_area_struct *vma, int err)
 		return "its memory cgroup is full";
 	case -EFAULT:
 		return "its text cannot be read";
+	case -EOPNOTSUPP:
+		return "the probe cannot run in its CPU mode";
 	case -ENOMEM:
 		return "out of memory";
 	default:
@@ -2190,7 +2274,7 @@ int uprobe_mmap(struct vm_area_struct *vma)
  * uprobe_mmap(), before it moves the page tables there. Patching or
  * reading the destination then would fault pages in that the moved page
  * table entries overwrite: an orphaned page ("Bad rss-counter state") and
- * a lost int3 or counter. So uprobe_mmap() waits for uprobe_end_move().
+ * a lost breakpoint or counter. So uprobe_mmap() waits for uprobe_end_move().
  */
 void uprobe_start_move(struct vm_area_struct *vma)
 {
@@ -2215,11 +2299,11 @@ void uprobe_start_move(struct vm_area_struct *vma)
 
 /*
  * mremap() moved [@old_addr, @old_addr + @len) of @mm to @new_addr with its
- * page tables: our int3s there went along, and so do their sites, before
+ * page tables: our breakpoints there went along, and so do their sites, before
  * the source is unmapped. Nothing is without its site in between, and a
- * removal that runs after the move finds each site where its int3 is.
+ * removal that runs after the move finds each site where its breakpoint is.
  * A site that cannot be moved (no memory for its new slot) stays behind,
- * detached, and the hit path adopts the int3 it left (find_hit_slow()).
+ * detached, and the hit path adopts the breakpoint it left (find_hit_slow()).
  */
 static void move_sites(struct mm_struct *mm, struct uprobes_mm *um,
 		       unsigned long old_addr, unsigned long new_addr,
@@ -2260,7 +2344,7 @@ static void move_sites(struct mm_struct *mm, struct uprobes_mm *um,
  * @new_addr: where it is now, in @new
  * @len: its length
  *
- * Moves the sites of the range with their int3s, then does what
+ * Moves the sites of the range with their breakpoints, then does what
  * uprobe_mmap() left for now that the destination holds the moved entries.
  */
 void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new,
@@ -2384,13 +2468,13 @@ static struct uprobe_site *other_site(struct uprobes_mm *um,
  * @oldmm: the parent's mm, whose mmap_lock is held for write
  * @newmm: the child's mm, its mappings copied, its mmap_lock held for write
  *
- * The child's page tables copied the parent's private int3 pages and its
+ * The child's page tables copied the parent's private breakpoint pages and its
  * counters. It gets a copy of each site whose mapping it got (not those
  * of MADV_DONTFORK mappings, whose address the child may use for other
  * code), and the +1 on a counter it inherited from a site it did not get
  * is handed to another site of that probe or taken off.
  *
- * Return: 0, or -ENOMEM: fork fails rather than leave the child an int3
+ * Return: 0, or -ENOMEM: fork fails rather than leave the child a breakpoint
  * without its site.
  */
 int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
@@ -2481,11 +2565,11 @@ void uprobe_clear_state(struct mm_struct *mm)
 /*
  * The area reserves XOL_MAX_PAGES pages of address space and backs them in
  * order, a page when the slots of the last are all used and none retired
- * can be reused: 4096 slots, 64 to a page, for an mm's probed instructions
- * that are neither emulated nor gone.
+ * can be reused: at least 4096 slots (of UPROBE_XOL_SLOT_BYTES each), for
+ * an mm's probed instructions that are neither emulated nor gone.
  */
-#define XOL_MAX_PAGES		64
 #define XOL_SLOTS_PER_PAGE	(PAGE_SIZE / UPROBE_XOL_SLOT_BYTES)
+#define XOL_MAX_PAGES		DIV_ROUND_UP(4096, XOL_SLOTS_PER_PAGE)
 #define XOL_SLOTS		(XOL_MAX_PAGES * XOL_SLOTS_PER_PAGE)
 #define XOL_AREA_BYTES		(XOL_MAX_PAGES * PAGE_SIZE)
 /* Slot 0 holds the return-probe trampoline (arch_uretprobe_fill_trampoline()). */
@@ -2646,20 +2730,17 @@ static unsigned long trampoline_vaddr(struct xol_area *area)
  */
 static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 {
+	u8 trampoline[UPROBE_XOL_SLOT_BYTES] = {};
 	unsigned long len = XOL_AREA_BYTES;
 	struct vm_area_struct *vma;
 	struct xol_area *area;
 	int err = -ENOMEM;
-	void *kaddr;
 
 	area = kzalloc(sizeof(*area), GFP_KERNEL);
 	if (!area)
 		return ERR_PTR(-ENOMEM);
 	if (!grow_xol_area(area))
 		goto free_area;
-	kaddr = kmap_local_page(area->pages[0]);
-	arch_uretprobe_fill_trampoline(kaddr);
-	kunmap_local(kaddr);
 	area->mapping.name = "[uprobes]";
 	area->mapping.pages = area->pages;
 	mutex_init(&area->lock);
@@ -2682,6 +2763,10 @@ static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		goto unlock;
 	}
 	area->vaddr = addr;
+	/* Written where it will be seen, before anybody can run it. */
+	arch_uretprobe_fill_trampoline(trampoline);
+	arch_uprobe_copy_ixol(area->pages[0], trampoline_vaddr(area), trampoline,
+			      UPROBE_XOL_SLOT_BYTES);
 	vma = _install_special_mapping(mm, addr, len,
 				       VM_EXEC | VM_MAYEXEC | VM_DONTCOPY | VM_IO,
 				       &area->mapping);
@@ -2847,7 +2932,9 @@ static void slots_in_use(struct mm_struct *mm, struct xol_area *area,
 		if (READ_ONCE(t->mm) != mm || (t->flags & PF_KTHREAD) ||
 		    !try_get_task_stack(t))
 			continue;
-		off = READ_ONCE(task_pt_regs(t)->ip) - area->vaddr;
+		/* Racy by design: see struct xol_area. */
+		off = data_race(instruction_pointer(task_pt_regs(t)));
+		off -= area->vaddr;
 		put_task_stack(t);
 		if (off < XOL_AREA_BYTES)
 			__set_bit(off / UPROBE_XOL_SLOT_BYTES, busy);
@@ -2934,7 +3021,7 @@ static noinline unsigned long get_slot_slow(struct mm_struct *mm,
 					    unsigned long vaddr,
 					    unsigned int *slot, bool *wait)
 {
-	u8 recipe[UPROBE_XOL_SLOT_BYTES], *kaddr;
+	u8 recipe[UPROBE_XOL_SLOT_BYTES];
 	struct xol_owner *owner;
 	unsigned int page, next;
 	bool gp_pending = false;
@@ -2968,10 +3055,9 @@ static noinline unsigned long get_slot_slow(struct mm_struct *mm,
 			__set_bit(next, area->retired);	/* still nobody's */
 		goto unlock;
 	}
-	kaddr = map_slot(area, next, &page);
-	memcpy(kaddr, recipe, len);
-	kunmap_local(kaddr);
-	flush_dcache_page(area->pages[page]);
+	page = next / XOL_SLOTS_PER_PAGE;
+	arch_uprobe_copy_ixol(area->pages[page], slot_vaddr(area, next),
+			      recipe, len);
 	/*
 	 * Recipe, then owner, then publication: a reader that finds the
 	 * owner (through @slots or a hint) finds the recipe written. Pairs
@@ -3011,29 +3097,6 @@ static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
 }
 
 /* ------------------------------------------------------- per task */
-
-/**
- * struct return_instance - a pending return probe of a task
- * @uprobe: the probe whose function is running (holds a reference)
- * @func: the probed function's address
- * @orig_ret: where the function really returns to
- * @frame: the stack pointer at the function's entry: the address of the
- *	return address we replaced, which identifies the call
- * @chained: returns to the same place as the next (older) instance (a tail
- *	call of a probed function: same @frame)
- * @stub: the return stub (and table slot) this instance owns, -1 if none
- *	(it returns through the XOL trampoline, or is @chained)
- * @next: the next older instance
- */
-struct return_instance {
-	struct uprobe *uprobe;
-	unsigned long func;
-	unsigned long orig_ret;
-	unsigned long frame;
-	bool chained;
-	int stub;
-	struct return_instance *next;
-};
 
 /*
  * The depth bound: a task with this many pending return probes gets no
@@ -3244,10 +3307,10 @@ notice:
 /* ------------------------------------------------------- hit path */
 
 /*
- * Is the int3 at @bp one that a return of current reaches (the trampoline's
- * or the architecture's)? Only a task with pending returns can get there
+ * Is the breakpoint at @bp one that a return of current reaches (the
+ * trampoline's or the architecture's)? Only a task with pending returns can get there
  * legitimately, which keeps the check off the path of plain hits (without
- * any, that int3 is not taken for a return). *@slot: the user address of
+ * any, that breakpoint is not taken for a return). *@slot: the user address of
  * the trampoline slot, 0 if the mm has no XOL area.
  */
 static bool is_return_trap(struct mm_struct *mm, unsigned long bp,
@@ -3264,27 +3327,35 @@ static bool is_return_trap(struct mm_struct *mm, unsigned long bp,
 
 static bool handle_hit(struct pt_regs *regs);
 
-/**
- * uprobe_int3_hit - an int3 trapped in user mode: handle it if it is ours
- * @regs: the user registers (ip just after the int3)
- *
- * Called by the trap with interrupts off, before the die notifiers. If the
- * int3 can be ours, the hit is handled right here with interrupts on (the
- * handlers may fault and sleep, as the trap of a user fault may), and the
- * task goes back to user mode wherever the hit sent it: no second pass on
- * the way out.
- *
- * Return: true if the trap was ours; false leaves it to the kernel (the
- * program's own int3 gets its SIGTRAP).
- */
-bool uprobe_int3_hit(struct pt_regs *regs)
+/* Can a breakpoint of current's be ours (a probe's, or a return's)? */
+static bool may_be_ours(void)
 {
 	struct uprobe_task *utask = current->utask;
 	struct mm_struct *mm = current->mm;
+
+	return mm && (READ_ONCE(mm->uprobes_state.sites) ||
+		      (utask && utask->return_instances));
+}
+
+/**
+ * uprobe_hit_in_trap - a breakpoint trapped in user mode: handle it now
+ * @regs: the user registers of the trap
+ *
+ * For an architecture whose user-mode breakpoint trap is process context
+ * that may sleep once interrupts are enabled (x86's int3): called with
+ * interrupts off, before the die notifiers. If the breakpoint can be ours,
+ * the hit is handled right here with interrupts on (the handlers may fault
+ * and sleep, as the trap of a user fault may), and the task goes back to
+ * user mode wherever the hit sent it: no second pass on the way out.
+ *
+ * Return: true if the trap was ours; false leaves it to the kernel (the
+ * program's own breakpoint gets its SIGTRAP).
+ */
+bool uprobe_hit_in_trap(struct pt_regs *regs)
+{
 	bool ours;
 
-	if (!mm || (!READ_ONCE(mm->uprobes_state.sites) &&
-		    !(utask && utask->return_instances)))
+	if (!may_be_ours())
 		return false;
 	local_irq_enable();
 	ours = handle_hit(regs);
@@ -3293,21 +3364,46 @@ bool uprobe_int3_hit(struct pt_regs *regs)
 }
 
 /**
- * uprobe_sstep_done - a single-step trap in user mode: is it ours?
+ * uprobe_pre_sstep_notifier - a breakpoint trapped in user mode
+ * @regs: the user registers of the trap
+ *
+ * Called by the architecture's breakpoint handler, in the trap's context.
+ * If the breakpoint can be ours, the hit is handled on the way back to
+ * user mode (uprobe_notify_resume()), which sends a SIGTRAP if it was not.
+ *
+ * Return: 1 if the trap is taken care of, 0 to leave it to the kernel.
+ */
+int uprobe_pre_sstep_notifier(struct pt_regs *regs)
+{
+	if (!may_be_ours())
+		return 0;
+	set_thread_flag(TIF_UPROBE);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(uprobe_pre_sstep_notifier);
+
+/**
+ * uprobe_post_sstep_notifier - a single-step trap in user mode: ours?
  * @regs: the user registers after the step
  *
- * Return: true if current was stepping an instruction copy for us.
+ * Called by the architecture's step trap handler, in the trap's context.
+ * The step's fix-ups run on the way back to user mode.
+ *
+ * Return: 1 if current was stepping an instruction copy for us, else 0.
  */
-bool uprobe_sstep_done(struct pt_regs *regs)
+int uprobe_post_sstep_notifier(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 
 	if (!utask || utask->state != UTASK_SSTEP)
-		return false;
-	utask->state = UTASK_SSTEP_DONE;
+		return 0;
+	utask->state = UTASK_SSTEP_ACK;
 	set_thread_flag(TIF_UPROBE);
-	return true;
+	return 1;
 }
+
+NOKPROBE_SYMBOL(uprobe_post_sstep_notifier);
 
 /*
  * If @ip is in a probe's slot of @mm (not the trampoline's), the probed
@@ -3346,7 +3442,7 @@ static unsigned long boosted_vaddr(struct mm_struct *mm, unsigned long ip,
  * Current is at the start of the boosted copy in @slot, which has not run:
  * make that a step of the same copy (as if the hit had been stepped), so
  * that a signal waits until the instruction is done. False if the probe
- * is gone (the int3 too: the instruction itself can run) or the step
+ * is gone (the breakpoint too: the instruction itself can run) or the step
  * cannot be set up.
  */
 static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
@@ -3411,12 +3507,12 @@ static bool leave_boosted_slot(struct uprobe_task *utask,
 	unsigned int slot, page;
 	void *kaddr;
 
-	vaddr = boosted_vaddr(current->mm, regs->ip, &slot);
+	vaddr = boosted_vaddr(current->mm, instruction_pointer(regs), &slot);
 	if (!vaddr)
 		return false;
 	kaddr = map_slot(area, slot, &page);
-	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, slot), regs->ip,
-				      vaddr);
+	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, slot),
+				      instruction_pointer(regs), vaddr);
 	kunmap_local(kaddr);
 	if (ip == vaddr && step_from_slot(utask, regs, area, slot, vaddr))
 		return true;
@@ -3562,24 +3658,23 @@ static bool unwound_below(struct stack_span *span, unsigned long frame,
  * that were unwound without returning (longjmp, siglongjmp, an exception)
  * and are dropped, newest first. An instance at @frame itself is alive
  * only when @chained (its function tail-called this one, our trampoline is
- * still the return address). Instances of other stacks (a signal handler
- * on its alternate stack, another coroutine) are left alone, and so is
- * everything older than them.
+ * still the return address); arch_uretprobe_is_alive() tells which are
+ * at or below @frame. Instances of other stacks (a signal handler on its
+ * alternate stack, another coroutine) are left alone, and so is everything
+ * older than them.
  */
-static void drop_dead_at_call(struct uprobe_task *utask, unsigned long frame,
-			      bool chained)
+static void drop_dead_at_call(struct uprobe_task *utask, struct pt_regs *regs,
+			      unsigned long frame, bool chained)
 {
+	enum rp_check ctx = chained ? RP_CHECK_CHAIN_CALL : RP_CHECK_CALL;
 	struct stack_span span = {};
 	struct return_instance *ri;
 
-	while ((ri = utask->return_instances) && ri->frame <= frame) {
-		if (ri->frame == frame) {
-			if (chained)
-				return;
-			/* its return address was overwritten: dead */
-		} else if (!unwound_below(&span, frame, ri->frame)) {
+	while ((ri = utask->return_instances) &&
+	       !arch_uretprobe_is_alive(ri, ctx, regs)) {
+		/* At @frame itself its return address was overwritten. */
+		if (ri->stack != frame && !unwound_below(&span, frame, ri->stack))
 			return;
-		}
 		drop_return_instance(utask, &utask->return_instances);
 	}
 }
@@ -3639,11 +3734,11 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	 */
 	chained = utask->return_instances &&
 		  arch_uretprobe_is_return_addr(trampoline_vaddr(area), orig);
-	drop_dead_at_call(utask, frame, chained);
+	drop_dead_at_call(utask, regs, frame, chained);
 	top = utask->return_instances;
 	if (chained) {
 		/* A tail call of a probed function: same return as its caller. */
-		if (!top || top->frame != frame)
+		if (!top || top->stack != frame)
 			goto missed;	/* not our caller's: leave the stack be */
 		orig = top->orig_ret;
 	}
@@ -3667,7 +3762,7 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	}
 	ri->func = instruction_pointer(regs);
 	ri->orig_ret = orig;
-	ri->frame = frame;
+	ri->stack = frame;
 	ri->chained = chained;
 	ri->next = utask->return_instances;
 	utask->return_instances = ri;
@@ -3688,7 +3783,7 @@ recycle:
 /**
  * uprobe_handle_return - a probed function returned through the trampoline
  * @regs: the user registers as the function left them (the architecture
- *	has undone what its trampoline saved); regs->ip is set to where the
+ *	has undone what its trampoline saved); its ip is set to where the
  *	function really returns
  * @frame: the stack pointer the function had at its entry, where its
  *	return address was; 0 if the architecture could not tell
@@ -3696,11 +3791,11 @@ recycle:
  * The call is found by @frame, normally the newest instance. Newer ones
  * below @frame on the same stack were unwound without a return and are
  * dropped on the way. The return handlers of the instance (and of the
- * instances it tail-called: same frame) run, newest first, with regs->ip
+ * instances it tail-called: same frame) run, newest first, with the ip
  * at the real return address. A return that matches no instance cannot be
  * completed (the real return address is unknown): SIGILL.
  *
- * Context: process context, on the way back to user mode (the int3 of the
+ * Context: process context, on the way back to user mode (the breakpoint of the
  * trampoline) or in its system call.
  */
 void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
@@ -3715,8 +3810,8 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 	if (!utask || !frame)
 		goto lost;
 	link = &utask->return_instances;
-	while ((ri = *link) && ri->frame != frame) {
-		if (ri->frame < frame && unwound_below(&span, frame, ri->frame)) {
+	while ((ri = *link) && ri->stack != frame) {
+		if (ri->stack < frame && unwound_below(&span, frame, ri->stack)) {
 			drop_return_instance(utask, link);
 			continue;
 		}
@@ -3735,7 +3830,7 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 		}
 		chained = ri->chained;
 		drop_return_instance(utask, link);
-	} while (chained && (ri = *link) && ri->frame == frame);
+	} while (chained && (ri = *link) && ri->stack == frame);
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return;
 
@@ -3771,7 +3866,7 @@ bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
  * Remove the site at @vaddr from current's mm: all handlers asked (unless
  * a consumer still wants the mm), or, @force, the probed instruction
  * cannot run in this task (no slot, or no plan for its CPU mode), where
- * keeping the int3 would trap for ever.
+ * keeping the breakpoint would trap for ever.
  */
 static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
 				bool force)
@@ -3792,11 +3887,11 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
 }
 
 /*
- * The slow path of finding the probe behind the int3 at @bp, after VMA
+ * The slow path of finding the probe behind the breakpoint at @bp, after VMA
  * changes: re-validate a detached site, settle one whose text is gone, or
- * adopt an int3 whose page mremap() moved (its detached site moves along).
+ * adopt a breakpoint whose page mremap() moved (its detached site moves along).
  * Returns the probe (valid in the caller's SRCU section) or NULL; then
- * *@foreign says whether an int3 that is not ours is still there.
+ * *@foreign says whether a breakpoint that is not ours is still there.
  */
 static struct uprobe *find_hit_slow(struct mm_struct *mm,
 				    struct uprobes_mm *um, unsigned long bp,
@@ -3813,7 +3908,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 	site = xa_load(&um->sites, bp);
 	if (site) {
 		if (!site->detached ||
-		    (vma && int3_still_there(site->uprobe, vma, bp))) {
+		    (vma && bp_still_there(site->uprobe, vma, bp))) {
 			WRITE_ONCE(site->detached, false);
 			uprobe = site->uprobe;
 			goto unlock;
@@ -3826,7 +3921,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 	found = find_uprobe(file_inode(vma->vm_file), off);
 	if (!found)
 		goto not_ours;
-	if (int3_still_there(found, vma, bp)) {
+	if (bp_still_there(found, vma, bp)) {
 		xa_for_each(&um->sites, index, site) {
 			if (site->uprobe != found || !site->detached)
 				continue;
@@ -3853,21 +3948,21 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 		goto unlock;
 not_ours:
 	/* Unreadable: let the kernel decide (SIGTRAP), never trap again. */
-	*foreign = int3_at(mm, bp) != 0;
+	*foreign = trap_at(mm, bp, is_trap_insn) != 0;
 unlock:
 	mmap_write_unlock(mm);
 	return uprobe;
 }
 
 /*
- * The probe behind the int3 at @bp: an attached site, else the slow path
+ * The probe behind the breakpoint at @bp: an attached site, else the slow path
  * (after VMA changes); NULL if none, and then *@foreign says whether an
- * int3 that is not ours is there.
+ * breakpoint that is not ours is there.
  *
  * A site still pending (install_site() holds the mmap_lock for write) or
  * a miss is looked at again with the writers out: the install is then
  * done or undone, and a miss is a probe removed since the trap (the task
- * restarts at the restored instruction) or a foreign int3 (it is still
+ * restarts at the restored instruction) or a foreign breakpoint (it is still
  * there, or the text cannot be read: the kernel decides, SIGTRAP).
  */
 static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
@@ -3904,7 +3999,7 @@ static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 	}
 	rcu_read_unlock();
 	if (!uprobe)
-		*foreign = int3_at(mm, bp) != 0;
+		*foreign = trap_at(mm, bp, is_trap_insn) != 0;
 	mmap_read_unlock(mm);
 	return uprobe;
 }
@@ -3933,12 +4028,13 @@ static unsigned long get_slot_after_gp(struct mm_struct *mm,
 }
 
 /*
- * The int3 at regs->ip - 1 trapped: handle it if it is ours (a probe, or a
- * return through the XOL trampoline). Interrupts are on; may sleep.
+ * The breakpoint at uprobe_get_swbp_addr() trapped: handle it if it is
+ * ours (a probe, or a return through the XOL trampoline). Process context,
+ * interrupts on; may sleep.
  */
 static bool handle_hit(struct pt_regs *regs)
 {
-	unsigned long bp = arch_uprobe_swbp_addr(regs), slot_addr;
+	unsigned long bp = uprobe_get_swbp_addr(regs), slot_addr;
 	struct mm_struct *mm = current->mm;
 	struct uprobes_mm *um;
 	unsigned int slot, hint;
@@ -3961,13 +4057,16 @@ static bool handle_hit(struct pt_regs *regs)
 	if (!uprobe) {
 		srcu_read_unlock(&uprobes_srcu, idx);
 		if (foreign)
-			return false;	/* somebody else's int3 */
+			return false;	/* somebody else's breakpoint */
 		/* Gone meanwhile: run what is there now. */
 		instruction_pointer_set(regs, bp);
 		return true;
 	}
 	/* Whatever happens next starts at the probed instruction. */
 	instruction_pointer_set(regs, bp);
+	/* A conditional instruction whose condition fails: skipped. */
+	if (arch_uprobe_ignore(&uprobe->arch, regs))
+		goto out;
 	utask = get_utask();
 	if (!utask) {
 		this_cpu_inc(probe_stats(uprobe)->missed);
@@ -3989,7 +4088,7 @@ static bool handle_hit(struct pt_regs *regs)
 		prepare_return(uprobe, regs, utask);
 	if (instruction_pointer(regs) != bp)
 		goto done;		/* a handler moved the task on */
-	if (arch_uprobe_emulate(&uprobe->arch, regs)) {
+	if (arch_uprobe_skip_sstep(&uprobe->arch, regs)) {
 		this_cpu_inc(stats->emulated);
 		goto done;
 	}
@@ -4068,7 +4167,7 @@ static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 	if (!arch_uprobe_xol_was_trapped(current))
 		ret = arch_uprobe_post_xol(&uprobe->arch, regs);
 	if (ret == -EAGAIN) {
-		/* A rep string copy runs on untraced; its guard int3 ends it. */
+		/* A rep string copy runs on untraced; its guard breakpoint ends it. */
 		utask->state = UTASK_SSTEP;
 		return;
 	}
@@ -4080,19 +4179,25 @@ static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 }
 
 /**
- * uprobe_notify_resume - the deferred end of a step
+ * uprobe_notify_resume - the deferred part of a hit or of a step
  * @regs: the user registers about to be restored
  *
  * Runs on the way back to user mode with TIF_UPROBE set, in process
- * context: may sleep, fault and allocate.
+ * context: may sleep, fault and allocate. It ends a step
+ * (uprobe_post_sstep_notifier()) or handles a breakpoint hit
+ * (uprobe_pre_sstep_notifier()); a breakpoint that is not ours gets the
+ * SIGTRAP it would have had.
  */
 void uprobe_notify_resume(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 
 	clear_thread_flag(TIF_UPROBE);
-	if (utask && utask->state == UTASK_SSTEP_DONE)
+	if (utask && utask->state == UTASK_SSTEP_ACK)
 		finish_step(utask, regs);
+	else if ((!utask || utask->state == UTASK_RUNNING) &&
+		 !handle_hit(regs))
+		force_sig(SIGTRAP);
 }
 
 /**
@@ -4112,7 +4217,8 @@ bool uprobe_deny_signal(void)
 
 	if (!utask)
 		return false;
-	if (utask->state != UTASK_SSTEP && !leave_boosted_slot(utask, regs))
+	if (utask->state != UTASK_SSTEP &&
+	    (utask->state != UTASK_RUNNING || !leave_boosted_slot(utask, regs)))
 		return false;
 	if (arch_uprobe_xol_was_trapped(current) ||
 	    __fatal_signal_pending(current)) {
@@ -4125,9 +4231,353 @@ bool uprobe_deny_signal(void)
 	return true;
 }
 
+/* ------------------------------------------- architecture defaults */
+
+/*
+ * The __weak defaults of the architecture interface (include/linux/
+ * uprobes.h): what an architecture does not override gets the classic
+ * path. None of them is called in the trap's context.
+ */
+
+/**
+ * uprobe_get_swbp_addr - address of the breakpoint that trapped
+ * @regs: the user registers of the trap
+ *
+ * Default: the trap reports the address after the breakpoint.
+ *
+ * Return: the breakpoint's address.
+ */
+unsigned long __weak uprobe_get_swbp_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+}
+
+/**
+ * is_swbp_insn - is @insn the uprobes breakpoint?
+ * @insn: an instruction word read from user memory
+ *
+ * Return: true if it is UPROBE_SWBP_INSN (default).
+ */
+bool __weak is_swbp_insn(uprobe_opcode_t *insn)
+{
+	return *insn == UPROBE_SWBP_INSN;
+}
+
+/**
+ * is_trap_insn - does @insn trap (so that a foreign one gets SIGTRAP)?
+ * @insn: an instruction word read from user memory
+ *
+ * Return: is_swbp_insn() by default; an architecture with several trap
+ * instructions says yes to all of them.
+ */
+bool __weak is_trap_insn(uprobe_opcode_t *insn)
+{
+	return is_swbp_insn(insn);
+}
+
+/**
+ * set_swbp - install @auprobe's breakpoint in @mm at @vaddr
+ * @auprobe: the probe
+ * @mm: the mm, mmap_lock held for write
+ * @vaddr: the probed address
+ *
+ * Default: UPROBE_SWBP_INSN through uprobe_write_opcode(); an architecture
+ * with a breakpoint per instruction (conditional ones) passes its own.
+ *
+ * Return: 0 or -errno, as uprobe_write_opcode().
+ */
+int __weak set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm,
+		    unsigned long vaddr)
+{
+	return uprobe_write_opcode(auprobe, mm, vaddr, UPROBE_SWBP_INSN);
+}
+
+/**
+ * arch_uprobe_ignore - should this hit be skipped altogether?
+ * @auprobe: the probe
+ * @regs: the user registers, ip at the probed address
+ *
+ * Return: false (default); true after moving ip past an instruction that
+ * would not execute (a conditional one whose condition fails).
+ */
+bool __weak arch_uprobe_ignore(struct arch_uprobe *auprobe,
+			       struct pt_regs *regs)
+{
+	return false;
+}
+
+/**
+ * arch_uprobe_exception_notify - the architecture's die notifier
+ * @self: the notifier block
+ * @val: the die event
+ * @data: its &struct die_args
+ *
+ * Registered on the die chain at boot, for architectures whose breakpoint
+ * and step traps report there; it calls uprobe_pre_sstep_notifier() or
+ * uprobe_post_sstep_notifier().
+ *
+ * Return: NOTIFY_DONE (default), or NOTIFY_STOP for a trap of ours.
+ */
+int __weak arch_uprobe_exception_notify(struct notifier_block *self,
+					unsigned long val, void *data)
+{
+	return NOTIFY_DONE;
+}
+
+/**
+ * arch_uprobe_copy_ixol - write an XOL slot
+ * @page: the XOL page
+ * @vaddr: the user address written (of a slot, or inside one)
+ * @src: the bytes
+ * @len: how many
+ *
+ * Called under the area's lock; the slot is not in use. Must leave the
+ * instruction cache coherent for user execution at @vaddr; the default
+ * flushes the data cache of the page, which is enough where the
+ * instruction cache snoops it.
+ */
+void __weak arch_uprobe_copy_ixol(struct page *page, unsigned long vaddr,
+				  void *src, unsigned long len)
+{
+	void *kaddr = kmap_local_page(page);
+
+	memcpy(kaddr + offset_in_page(vaddr), src, len);
+	kunmap_local(kaddr);
+	flush_dcache_page(page);
+}
+
+/**
+ * arch_uprobe_fill_slot - what an XOL slot holds for a probe
+ * @auprobe: the decoded probe
+ * @slot: UPROBE_XOL_SLOT_BYTES to fill (a kernel buffer)
+ * @slot_vaddr: where the slot is mapped
+ * @vaddr: the probed address
+ *
+ * The result may depend only on the probe, the slot's address and
+ * @vaddr: all threads of the mm share the slot. Default: ->ixol.
+ *
+ * Return: the number of bytes filled (at most UPROBE_XOL_SLOT_BYTES), or
+ * -errno if no copy can run.
+ */
+int __weak arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
+				 unsigned long slot_vaddr, unsigned long vaddr)
+{
+	int len = min_t(int, sizeof(auprobe->ixol), UPROBE_XOL_SLOT_BYTES);
+
+	memcpy(slot, &auprobe->ixol, len);
+	return len;
+}
+
+/**
+ * arch_uprobe_boost - run the copy in its slot without a step trap
+ * @auprobe: the probe
+ * @regs: the user registers, ip at the probed address
+ * @slot_vaddr: the slot, filled by arch_uprobe_fill_slot()
+ *
+ * Return: false (default: no boosting); true if the task was sent to a
+ * copy that needs no fix-up and jumps back by itself.
+ */
+bool __weak arch_uprobe_boost(struct arch_uprobe *auprobe,
+			      struct pt_regs *regs, unsigned long slot_vaddr)
+{
+	return false;
+}
+
+/**
+ * arch_uprobe_boost_resume - where a task caught in a boosted slot goes
+ * @slot: kernel address of the slot's contents
+ * @slot_vaddr: its user address
+ * @ip: the task's ip, inside the slot
+ * @vaddr: the probed address
+ *
+ * Return: @vaddr if the copy has not run yet, else where its jump back
+ * goes. The default (no boosting) restarts at @vaddr.
+ */
+unsigned long __weak arch_uprobe_boost_resume(const void *slot,
+					      unsigned long slot_vaddr,
+					      unsigned long ip,
+					      unsigned long vaddr)
+{
+	return vaddr;
+}
+
+/**
+ * arch_uretprobe_hijack_return_addr - replace the return address
+ * @trampoline_vaddr: the new return address
+ * @regs: the user registers at the probed function's first instruction
+ *
+ * Return: the return address replaced, or -1 if it cannot be (then nothing
+ * changed). Default: no return probes.
+ */
+unsigned long __weak
+arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
+				  struct pt_regs *regs)
+{
+	return -1UL;
+}
+
+/**
+ * arch_uretprobe_is_alive - is a pending return of the task still to come?
+ * @ri: the pending instance; ->stack is the stack pointer at its entry
+ * @ctx: where the question comes from (&enum rp_check)
+ * @regs: the user registers now
+ *
+ * Return: false if the current stack pointer shows @ri's frame unwound,
+ * for a stack growing down (default); a new call at the same stack
+ * pointer ends it unless it is a tail call (RP_CHECK_CHAIN_CALL).
+ */
+bool __weak arch_uretprobe_is_alive(struct return_instance *ri,
+				    enum rp_check ctx, struct pt_regs *regs)
+{
+	if (ctx == RP_CHECK_CHAIN_CALL)
+		return user_stack_pointer(regs) <= ri->stack;
+	return user_stack_pointer(regs) < ri->stack;
+}
+
+/**
+ * arch_uretprobe_get_return_addr - the return address of a probed call
+ * @regs: the user registers at the function's first instruction
+ *
+ * Default: read through arch_uretprobe_hijack_return_addr(), putting the
+ * value back.
+ *
+ * Return: the return address, or -1 if it cannot be read.
+ */
+unsigned long __weak arch_uretprobe_get_return_addr(struct pt_regs *regs)
+{
+	unsigned long orig = arch_uretprobe_hijack_return_addr(0, regs);
+
+	if (orig != -1UL)
+		arch_uretprobe_hijack_return_addr(orig, regs);
+	return orig;
+}
+
+/**
+ * arch_uretprobe_set_return_addr - make a probed call return to @addr
+ * @regs: the user registers at the function's first instruction
+ * @addr: the new return address
+ *
+ * Return: 0, or -EFAULT if it cannot be written.
+ */
+int __weak arch_uretprobe_set_return_addr(struct pt_regs *regs,
+					  unsigned long addr)
+{
+	return arch_uretprobe_hijack_return_addr(addr, regs) == -1UL ?
+	       -EFAULT : 0;
+}
+
+/**
+ * arch_uretprobe_fill_trampoline - write the return trampoline
+ * @slot: UPROBE_XOL_SLOT_BYTES (XOL slot 0), zeroed
+ *
+ * Default: the breakpoint; a return traps there.
+ */
+void __weak arch_uretprobe_fill_trampoline(void *slot)
+{
+	uprobe_opcode_t bp = UPROBE_SWBP_INSN;
+
+	memcpy(slot, &bp, UPROBE_SWBP_INSN_SIZE);
+}
+
+/**
+ * arch_uretprobe_trampoline - the trampoline entry for current's mode
+ * @slot: user address of XOL slot 0
+ * @regs: the user registers at the probed function's first instruction
+ *
+ * Return: the return address to install, 0 if the task cannot use it.
+ * Default: @slot.
+ */
+unsigned long __weak arch_uretprobe_trampoline(unsigned long slot,
+					       struct pt_regs *regs)
+{
+	return slot;
+}
+
+/**
+ * arch_uretprobe_is_trap - is the breakpoint at @bp the trampoline's?
+ * @slot: user address of XOL slot 0, 0 if the mm has no XOL area
+ * @bp: the breakpoint's address
+ *
+ * Return: true if @bp is the trampoline (default: @slot itself).
+ */
+bool __weak arch_uretprobe_is_trap(unsigned long slot, unsigned long bp)
+{
+	return slot && bp == slot;
+}
+
+/**
+ * arch_uretprobe_trap - a return reached the trampoline's breakpoint
+ * @slot: user address of XOL slot 0
+ * @regs: the user registers; the architecture undoes what its trampoline
+ *	changed
+ *
+ * Return: the stack pointer the function had at its entry (default: the
+ * current one: the return address was in a register), 0 if unknown.
+ */
+unsigned long __weak arch_uretprobe_trap(unsigned long slot,
+					 struct pt_regs *regs)
+{
+	return user_stack_pointer(regs);
+}
+
+/**
+ * arch_uretprobe_stub - the address of return stub @i for current
+ * @regs: the user registers at the probed function's first instruction
+ * @i: the stub (and return table slot) taken for the call
+ *
+ * Return: the stub's user address, 0 if there is none (default).
+ */
+unsigned long __weak arch_uretprobe_stub(struct pt_regs *regs, unsigned int i)
+{
+	return 0;
+}
+
+/**
+ * arch_uretprobe_is_return_addr - is @addr one of our return entries?
+ * @slot: user address of XOL slot 0
+ * @addr: a return address
+ *
+ * Return: true for the trampoline (default) or a return stub.
+ */
+bool __weak arch_uretprobe_is_return_addr(unsigned long slot,
+					  unsigned long addr)
+{
+	return addr == slot;
+}
+
+/**
+ * arch_uretprobe_unmap_table - unmap @mm's return table before fork
+ * @mm: the parent mm, mmap_lock held for write
+ *
+ * Default: nothing (no return table).
+ */
+void __weak arch_uretprobe_unmap_table(struct mm_struct *mm)
+{
+}
+
+/**
+ * arch_uretprobe_is_syscall - is this system call the trampoline's?
+ * @slot: user address of XOL slot 0, 0 without an XOL area
+ * @regs: the user registers at system call entry
+ *
+ * Return: false (default: no return system call).
+ */
+bool __weak arch_uretprobe_is_syscall(unsigned long slot,
+				      struct pt_regs *regs)
+{
+	return false;
+}
+
+static struct notifier_block uprobe_exception_nb = {
+	.notifier_call = arch_uprobe_exception_notify,
+	/* after kprobes and hw_breakpoint (INT_MAX), before the rest */
+	.priority = INT_MAX - 1,
+};
+
 void __init uprobes_init(void)
 {
 	/* Without the table uprobes stay off: registration says -ENOMEM. */
 	uprobes_ready = !WARN_ON_ONCE(rhashtable_init(&uprobe_inodes,
 						      &uprobe_inodes_params));
+	WARN_ON_ONCE(register_die_notifier(&uprobe_exception_nb));
 }

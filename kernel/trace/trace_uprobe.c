@@ -71,7 +71,7 @@
  *   event feeds both). Nothing is fetched when no instance records (tracing
  *   off, soft-disabled) and no perf event wants the hit.
  *
- * How this differs from the shape of stock 6.1
+ * Design rules
  *   - No per-CPU fetch buffers and no mutex on the hit path: the scratch
  *     record belongs to the hit, so tasks never wait for each other, and a
  *     record too big for its buffer has its strings cut rather than being

@@ -33,7 +33,7 @@
  * 4 GiB in 32-bit mode; forms with a 16-bit operand size, an address-size
  * prefix or a prefix that might change the meaning (f2 turns loope into
  * loopne on at least one CPU; only bnd and jcc/notrack hints pass) are
- * stepped. arch_uprobe_emulate() declines, and the core then steps the
+ * stepped. arch_uprobe_skip_sstep() declines, and the core then steps the
  * instruction, when the emulation cannot complete exactly: a push whose
  * stack slot faults, a jmp *mem whose pointer faults, a memory access that
  * EFLAGS.AC would make fault, a load or store while a hardware watchpoint
@@ -147,16 +147,13 @@
  * SEV/TDX guest, an instruction the kernel emulates on #VC/#VE (cpuid)
  * would run past a step's #DB into the jump back.
  *
- * Compared with stock 6.1, as far as a program can tell (its code was not
- * read; the selftests show the differences): a probed pushf pushes the
- * program's flags (stock pushes its own TF: uprobe_core's pushf_flags), a
- * probe on syscall and the other refused instructions fails to register
- * (stock accepts syscall and the probed program dies: syscall_insn_refused),
- * and the usual instructions at function entries and branches take no
- * second trap. Inside the kernel, the slot contents depend only on the
- * probe and the mode, never on the task or the slot address, so one slot
- * serves all threads of an mm and can be kept across hits, and the
- * notifiers only flag work for the core and never sleep.
+ * What a program sees: a probed pushf pushes the program's own flags, a
+ * probe on syscall or another refused instruction fails to register, and
+ * the usual instructions at function entries and branches take no second
+ * trap. The slot contents depend only on the probe and the mode, never on
+ * the task or the slot address, so one slot serves all threads of an mm
+ * and can be kept across hits, and the notifiers only flag work for the
+ * core and never sleep.
  *
  * Known limits: x87 instructions run in the slot leave the slot address in
  * the FPU instruction pointer (fnstenv, fxsave); a ptrace single-step of a
@@ -164,13 +161,13 @@
  * an aborted step (a fault, a watchpoint inside a rep string) restarts at
  * the int3, so the probe's handlers run again when the program retries.
  *
- * What the core must do: call arch_uprobe_emulate() with ip at the probed
+ * What the core must do: call arch_uprobe_skip_sstep() with ip at the probed
  * address; if it declines, fill the slot (once per probe and mm: the
  * contents depend on nothing else), call arch_uprobe_pre_xol() (ip at the
  * probed address, utask->vaddr/xol_vaddr set, state UTASK_SSTEP and
  * utask->auprobe set before returning to user mode; if the slot or
  * pre_xol fails, remove the probe from the process whatever its consumers
- * want, as every later hit would fail too), then on uprobe_sstep_done()
+ * want, as every later hit would fail too), then on uprobe_post_sstep_notifier()
  * call arch_uprobe_post_xol() (or, for a fault or a signal,
  * arch_uprobe_abort_xol()), all in process context with IRQs on; on
  * -EAGAIN stay in UTASK_SSTEP and return to user mode. #DE and #UD taken
@@ -1097,7 +1094,7 @@ static unsigned long aup_lea_value(const struct arch_uprobe_plan *p,
 }
 
 /**
- * arch_uprobe_emulate - carry out an emulated instruction
+ * arch_uprobe_skip_sstep - carry out an emulated instruction
  * @au: the probe
  * @regs: the user registers; @regs->ip is the probed address
  *
@@ -1111,7 +1108,7 @@ static unsigned long aup_lea_value(const struct arch_uprobe_plan *p,
  * access would fault: the step will deliver the fault). Nothing is changed
  * when false is returned.
  */
-bool arch_uprobe_emulate(struct arch_uprobe *au, struct pt_regs *regs)
+bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
 {
 	const struct arch_uprobe_plan *p = aup_plan(au, regs);
 	unsigned long next, ip, val;
@@ -1451,7 +1448,7 @@ static int aup_put(unsigned long addr, unsigned long val, unsigned int size)
  * Return: 0 when done; -EAGAIN if a rep string instruction stopped after
  * an iteration (the task stays in the slot: return to user mode in the
  * same state, without calling pre_xol again; the end is reported through
- * uprobe_sstep_done() as usual); -EFAULT if the step did not complete, or
+ * uprobe_post_sstep_notifier() as usual); -EFAULT if the step did not complete, or
  * ended in a fault or a trap reported at the probed address, or its result
  * could not be fixed (the core then calls arch_uprobe_abort_xol(), which
  * puts ip back at the probed address).
@@ -1577,17 +1574,6 @@ bool arch_uprobe_xol_was_trapped(struct task_struct *t)
 	return t->thread.trap_nr != AUP_TRAP_NR;
 }
 
-/**
- * arch_uprobe_swbp_addr - address of the int3 that trapped
- * @regs: the user registers at the int3 trap
- *
- * Return: the address of the breakpoint instruction.
- */
-unsigned long arch_uprobe_swbp_addr(struct pt_regs *regs)
-{
-	return instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
-}
-
 /* ----------------------------------------------------------- notifiers */
 
 /*
@@ -1602,7 +1588,7 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 	    regs->ip != aup_copy_vaddr(ut) + aup_stepped(ut->auprobe)->xol_len + 1)
 		return false;
 	regs->ip--;
-	if (uprobe_sstep_done(regs))
+	if (uprobe_post_sstep_notifier(regs))
 		return true;
 	regs->ip++;
 	return false;
@@ -1617,7 +1603,7 @@ static nokprobe_inline int aup_debug(struct pt_regs *regs, unsigned long *dr6)
 	struct thread_struct *t = &current->thread;
 	unsigned long trap = (*dr6 | t->virtual_dr6) & DR_TRAP_BITS;
 
-	if ((!(*dr6 & DR_STEP) && !trap) || !uprobe_sstep_done(regs))
+	if ((!(*dr6 & DR_STEP) && !trap) || !uprobe_post_sstep_notifier(regs))
 		return NOTIFY_DONE;
 	/*
 	 * The program must neither see our DR_STEP nor get a SIGTRAP for it;
@@ -1632,7 +1618,20 @@ static nokprobe_inline int aup_debug(struct pt_regs *regs, unsigned long *dr6)
 	return *dr6 ? NOTIFY_DONE : NOTIFY_STOP;
 }
 
-static int aup_notify(struct notifier_block *nb, unsigned long val, void *data)
+/**
+ * arch_uprobe_exception_notify - the #DB of a step of ours
+ * @nb: the core's die notifier
+ * @val: the die event
+ * @data: its &struct die_args
+ *
+ * The core registers this after hw_breakpoint's notifier, which clears
+ * the DR6 bits it uses. int3 does not come here: do_int3_user() asks
+ * uprobe_trap_int3() first.
+ *
+ * Return: NOTIFY_STOP if the #DB was only our step's, else NOTIFY_DONE.
+ */
+int arch_uprobe_exception_notify(struct notifier_block *nb, unsigned long val,
+				 void *data)
 {
 	struct die_args *args = data;
 	struct pt_regs *regs = args->regs;
@@ -1646,7 +1645,7 @@ static int aup_notify(struct notifier_block *nb, unsigned long val, void *data)
 	return NOTIFY_DONE;
 }
 
-NOKPROBE_SYMBOL(aup_notify);
+NOKPROBE_SYMBOL(arch_uprobe_exception_notify);
 
 /**
  * uprobe_trap_int3 - is this user int3 ours? Then it is handled
@@ -1654,26 +1653,14 @@ NOKPROBE_SYMBOL(aup_notify);
  *
  * do_int3_user() asks first, with interrupts off, before kprobes and the
  * die notifiers: a hit costs no walk down the notifier chain, and is
- * handled here rather than on the way out (uprobe_int3_hit()).
+ * handled here rather than on the way out (uprobe_hit_in_trap()).
  *
  * Return: true if the int3 was ours.
  */
 bool uprobe_trap_int3(struct pt_regs *regs)
 {
-	return aup_guard_hit(regs) || uprobe_int3_hit(regs);
+	return aup_guard_hit(regs) || uprobe_hit_in_trap(regs);
 }
-
-static struct notifier_block aup_die_nb = {
-	.notifier_call = aup_notify,
-	/* after hw_breakpoint (INT_MAX), which clears the DR6 bits it uses */
-	.priority = 0,
-};
-
-static int __init arch_uprobes_init(void)
-{
-	return register_die_notifier(&aup_die_nb);
-}
-arch_initcall(arch_uprobes_init);
 
 /* ----------------------------------------------------- return probes */
 
@@ -1824,6 +1811,7 @@ void arch_uretprobe_unmap_table(struct mm_struct *mm)
 	vdso_uretprobe_table_zap(mm);
 }
 
+#ifdef CONFIG_X86_64
 /*
  * Put back the registers the 64-bit code saved below the return slot (the
  * word below %rsp, which keeps the stub's address for unwinders); the
@@ -1852,6 +1840,7 @@ efault:
 	user_read_access_end();
 	return 0;
 }
+#endif
 
 /**
  * arch_uretprobe_is_trap - is an int3 at @bp one that a return reaches?
@@ -1882,7 +1871,7 @@ bool arch_uretprobe_is_trap(unsigned long slot, unsigned long bp)
  */
 unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs)
 {
-	unsigned long bp = arch_uprobe_swbp_addr(regs);
+	unsigned long bp = uprobe_get_swbp_addr(regs);
 
 	switch (aup_mode(regs)) {
 #ifdef CONFIG_X86_64

@@ -99,13 +99,18 @@ struct arch_uprobe_plan {
  * struct arch_uprobe - decoded probed instruction
  * @insn: the original instruction bytes (the perf callchain code looks at
  *	the first ones to recognise a function entry)
+ * @ixol: the same bytes, under the name the core's default slot filler
+ *	uses; arch_uprobe_fill_slot() builds the slots from @plan instead
  * @plan: how it runs, per &enum arch_uprobe_mode: the same bytes are a
  *	different instruction in 32-bit code, and a file can be mapped by
  *	tasks of either mode (or one task can switch), so the mode of the
  *	task that hits the probe picks the plan
  */
 struct arch_uprobe {
-	u8 insn[MAX_UINSN_BYTES];
+	union {
+		u8 insn[MAX_UINSN_BYTES];
+		u8 ixol[MAX_UINSN_BYTES];
+	};
 	struct arch_uprobe_plan plan[AUP_NR_MODES];
 };
 
@@ -129,5 +134,16 @@ struct arch_uprobe_task {
 	bool tf_was_set;
 	bool blockstep;
 };
+
+struct pt_regs;
+
+#ifdef CONFIG_UPROBES
+bool uprobe_trap_int3(struct pt_regs *regs);
+#else
+static inline bool uprobe_trap_int3(struct pt_regs *regs)
+{
+	return false;
+}
+#endif
 
 #endif /* _ASM_X86_UPROBES_H */
