@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
 #   make run | check | bench | profile PROF='TARGET [r]' | vm CMD='...' [EXTRA=dir] | shell | lint |
-#   kernel | deps | clean
+#   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...']
 #   IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast), ICOUNT=1 (vm:
 #   one vCPU, guest clock counts guest instructions)
 
@@ -13,7 +13,7 @@ H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
 shquote = '$(subst ','\'',$(1))'
 
-.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean
+.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean crossbuild
 
 all: check
 
@@ -22,6 +22,11 @@ run check bench profile shell lint kernel selftests initramfs tree deps info sum
 
 vm:
 	@CMD=$(call shquote,$(value CMD)) $(H) $@
+
+crossbuild:
+	@scripts/harness.sh deps
+	@IMPL=$(if $(filter command line environment,$(origin IMPL)),$(IMPL),both) \
+		scripts/crossbuild.sh $(TARGETS)
 
 clean:
 	rm -rf build
