@@ -334,13 +334,33 @@ void arch_uprobe_abort_xol(struct arch_uprobe *auprobe, struct pt_regs *regs);
  */
 bool arch_uprobe_skip_sstep(struct arch_uprobe *auprobe, struct pt_regs *regs);
 
+#ifdef arch_uprobe_ignore
+bool arch_uprobe_ignore(struct arch_uprobe *auprobe, struct pt_regs *regs);
+#else
+/**
+ * arch_uprobe_ignore - should this hit be skipped altogether?
+ * @auprobe: the probe
+ * @regs: the user registers, ip at the probed address
+ *
+ * Called before the handlers. An architecture with conditional
+ * instructions defines arch_uprobe_ignore (the name, as a macro) and the
+ * function, which moves ip past an instruction whose condition fails.
+ *
+ * Return: false (this default, free in the hit path); true if skipped.
+ */
+static inline bool arch_uprobe_ignore(struct arch_uprobe *auprobe,
+				      struct pt_regs *regs)
+{
+	return false;
+}
+#endif
+
 /* Defaults in kernel/events/uprobes.c (__weak); see there. */
 unsigned long uprobe_get_swbp_addr(struct pt_regs *regs);
 bool is_swbp_insn(uprobe_opcode_t *insn);
 bool is_trap_insn(uprobe_opcode_t *insn);
 int set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm,
 	     unsigned long vaddr);
-bool arch_uprobe_ignore(struct arch_uprobe *auprobe, struct pt_regs *regs);
 int arch_uprobe_exception_notify(struct notifier_block *self,
 				 unsigned long val, void *data);
 void arch_uprobe_copy_ixol(struct page *page, unsigned long vaddr,

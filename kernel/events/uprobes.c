@@ -4293,20 +4293,6 @@ int __weak set_swbp(struct arch_uprobe *auprobe, struct mm_struct *mm,
 }
 
 /**
- * arch_uprobe_ignore - should this hit be skipped altogether?
- * @auprobe: the probe
- * @regs: the user registers, ip at the probed address
- *
- * Return: false (default); true after moving ip past an instruction that
- * would not execute (a conditional one whose condition fails).
- */
-bool __weak arch_uprobe_ignore(struct arch_uprobe *auprobe,
-			       struct pt_regs *regs)
-{
-	return false;
-}
-
-/**
  * arch_uprobe_exception_notify - the architecture's die notifier
  * @self: the notifier block
  * @val: the die event
