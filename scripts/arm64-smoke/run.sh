@@ -13,6 +13,9 @@ mkdir -p "$out"
 # arm64 busybox from Debian's package, unpacked here: installing busybox-static:arm64
 # would replace the host's busybox.
 if [ ! -x "$out/busybox" ]; then
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64 && apt-get update >/dev/null
+	fi
 	(cd "$out" && apt-get download busybox-static:arm64 >/dev/null 2>&1 &&
 		dpkg-deb -x busybox-static_*_arm64.deb deb && cp deb/bin/busybox busybox)
 fi
