@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1281,6 +1282,18 @@ int ut_fail_nth_set(int fd, unsigned int n)
 	int len = snprintf(buf, sizeof(buf), "%u", n);
 
 	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
+}
+
+int ut_rseq_unregister(void)
+{
+	void *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+
+	if (!__rseq_size)	/* glibc did not register one */
+		return 0;
+	if (syscall(__NR_rseq, area, sizeof(struct rseq), RSEQ_FLAG_UNREGISTER,
+		    RSEQ_SIG))
+		return -errno;
+	return 0;
 }
 
 /* What the fail-nth file @fd reads: the calls left before a fault. */

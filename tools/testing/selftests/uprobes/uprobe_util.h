@@ -268,5 +268,11 @@ int ut_fi_setup(void);
 void ut_fi_restore(void);
 int ut_fail_nth_set(int fd, unsigned int n);
 long ut_fail_nth_get(int fd);
+/*
+ * Take this thread's rseq area back from the kernel (0 or -errno): a fault
+ * still armed when fork() returns would otherwise fail the copy-on-write of
+ * the area at the kernel's rseq update, which kills the parent (SIGSEGV).
+ */
+int ut_rseq_unregister(void);
 
 #endif /* UPROBE_UTIL_H */
