@@ -1732,6 +1732,7 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
  */
 static int __analyse(struct uprobe *uprobe)
 {
+	uprobe_opcode_t opcode;
 	int ret;
 
 	lockdep_assert_held(&uprobe->reg_lock);
@@ -1744,6 +1745,11 @@ static int __analyse(struct uprobe *uprobe)
 				    uprobe->offset));
 	if (ret)
 		return ret;
+	/* A trap (ours or a debugger's) can be neither stepped nor emulated. */
+	BUILD_BUG_ON(sizeof(uprobe->arch.insn) < sizeof(opcode));
+	memcpy(&opcode, &uprobe->arch.insn, sizeof(opcode));
+	if (is_trap_insn(&opcode))
+		return -ENOTSUPP;
 	if (IS_ENABLED(CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM)) {
 		ret = arch_uprobe_analyze_insn(&uprobe->arch, NULL, 0);
 		if (ret)
