@@ -5,7 +5,8 @@
  * iteration fires the plain marker tick:loop1 and, only while its
  * semaphore tick_loop2_semaphore is non-zero (i.e. a probe with a
  * reference counter is attached), the marker tick:loop2. Both markers
- * carry the loop index as their only argument, in %ebx ("-4@%ebx").
+ * carry the loop index as their only argument, in %ebx ("-4@%ebx") on x86
+ * and in x19 ("-4@x19") on arm64 (UT_SDT_REG).
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
@@ -20,10 +21,10 @@ unsigned short tick_loop2_semaphore __section(".probes") __used;
 #define TICK_LOOP2_ENABLED() \
 	__builtin_expect(UT_READ_ONCE(tick_loop2_semaphore), 0)
 
-/* The marker argument is pinned to %ebx so that it reads "-4@%ebx". */
+/* The marker argument is pinned to UT_SDT_REG so that it reads UT_SDT_REG_NOTE. */
 static __always_inline void tick_loop2(int i)
 {
-	register int idx asm("ebx") = i;
+	register int idx asm(UT_SDT_REG) = i;
 
 	DTRACE_PROBE1(tick, loop2, idx);
 }
@@ -39,7 +40,7 @@ static __always_inline void tick_loop2(int i)
 
 static __always_inline void tick_loop1(int i)
 {
-	register int idx asm("ebx") = i;
+	register int idx asm(UT_SDT_REG) = i;
 
 	DTRACE_PROBE1(tick, loop1, idx);
 }

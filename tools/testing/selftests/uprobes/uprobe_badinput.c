@@ -27,14 +27,14 @@ noipa long bad_func(long x)
 	return x - 1;
 }
 
-/* an int3 instruction at the global label bad_int3_insn (never executed) */
+/* the breakpoint instruction at the global label bad_int3_insn (never executed) */
 asm(".pushsection .text\n"
 	".globl bad_int3\n"
 	".type bad_int3, @function\n"
 	"bad_int3:\n"
 	".globl bad_int3_insn\n"
 	"bad_int3_insn:\n"
-	"	int3\n"
+	"	" UT_BP_ASM "\n"
 	"	ret\n"
 	".size bad_int3, .-bad_int3\n"
 	".popsection\n");
@@ -260,8 +260,8 @@ TEST_F(bad, bad_type)
 
 	if (START())
 		return;
-	ret = ut_probe_add("p:" GRP "/badtype %s:0x%lx x=%%di:u7",
-			   ut_self_exe(), func_off());
+	ret = ut_probe_add("p:" GRP "/badtype %s:0x%lx x=%s:u7",
+			   ut_self_exe(), func_off(), UT_ARG0);
 	EXPECT_REJECTED(ret, EINVAL, "Unknown type is specified", "badtype");
 }
 
@@ -315,8 +315,9 @@ TEST_F(bad, offset_beyond_eof)
 }
 
 /*
- * A probe on an int3 instruction cannot be installed in a running process
- * that maps the file (here: this test itself); the event stays disabled.
+ * A probe on a breakpoint instruction (uprobes' own: int3, BRK #0x5) cannot
+ * be installed in a running process that maps the file (here: this test
+ * itself); the event stays disabled.
  */
 TEST_F(bad, int3_instruction)
 {

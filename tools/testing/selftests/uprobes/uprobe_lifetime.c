@@ -196,13 +196,13 @@ TEST_F(life, fork_counts)
 
 /*
  * A child forked while a probe is enabled carries the breakpoint; disabling
- * restores the original byte in the child too, and the child then runs the
+ * restores the original bytes in the child too, and the child then runs the
  * function without hits.
  */
 TEST_F(life, fork_child_text_restored)
 {
 	int go[2], done[2], status;
-	uint8_t orig, b;
+	uint8_t orig[UT_BP_SIZE], b[UT_BP_SIZE];
 	uint64_t addr = (uintptr_t)&lt_func;
 	int64_t off;
 	pid_t pid;
@@ -215,9 +215,9 @@ TEST_F(life, fork_child_text_restored)
 	ASSERT_LT(0, off);
 	fd = open(ut_self_exe(), O_RDONLY);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, pread(fd, &orig, 1, off));
+	ASSERT_EQ((ssize_t)UT_BP_SIZE, pread(fd, orig, UT_BP_SIZE, off));
 	close(fd);
-	ASSERT_NE(0xcc, orig);
+	ASSERT_FALSE(ut_is_bp(orig));
 	ASSERT_EQ(0, probe_file_sym("p", self->grp, "ust_forktext_e",
 				    ut_self_exe(), "lt_func", NULL));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_forktext_e", true));
@@ -236,13 +236,13 @@ TEST_F(life, fork_child_text_restored)
 		_exit(r == 1001 + 1002 ? 0 : 3);
 	}
 	ASSERT_EQ(1, read(done[0], &c, 1));
-	ASSERT_EQ(0, ut_proc_read_u8(pid, addr, &b));
-	EXPECT_EQ(0xcc, b);
+	ASSERT_EQ(0, ut_proc_read(pid, addr, b, UT_BP_SIZE));
+	EXPECT_TRUE(ut_is_bp(b));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_forktext_e", false));
-	ASSERT_EQ(0, ut_proc_read_u8(pid, addr, &b));
-	EXPECT_EQ(orig, b);
-	ASSERT_EQ(0, ut_proc_read_u8(getpid(), addr, &b));
-	EXPECT_EQ(orig, b);
+	ASSERT_EQ(0, ut_proc_read(pid, addr, b, UT_BP_SIZE));
+	EXPECT_EQ(0, memcmp(orig, b, UT_BP_SIZE));
+	ASSERT_EQ(0, ut_proc_read(getpid(), addr, b, UT_BP_SIZE));
+	EXPECT_EQ(0, memcmp(orig, b, UT_BP_SIZE));
 	ASSERT_EQ(1, write(go[1], "x", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -350,7 +350,7 @@ TEST_F(life, needed_library)
 		return;
 	ASSERT_EQ(0, probe_file_sym("p", self->grp, "ust_needed_e",
 				    ut_helper("libuprobe_needed.so"),
-				    "utlib_func", "x=%di"));
+				    "utlib_func", "x=" UT_ARG0));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_needed_e", true));
 	t = START_TARGET();
 	ASSERT_LE(0, t);
@@ -390,7 +390,7 @@ TEST_F(life, threads)
 }
 
 /*
- * The breakpoint byte is visible in /proc/PID/mem exactly while the probe
+ * The breakpoint is visible in /proc/PID/mem exactly while the probe
  * is enabled; disabling or removing restores the original text.
  */
 TEST_F(life, text_restored)
@@ -409,7 +409,7 @@ TEST_F(life, text_restored)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(16, pread(fd, file, 16, off));
 	close(fd);
-	ASSERT_NE(0xcc, file[0]);
+	ASSERT_FALSE(ut_is_bp(file));
 	t = START_TARGET();
 	ASSERT_LE(0, t);
 	va = ut_fileoff_to_vaddr(self->child[t].pid, tgt, off);
@@ -424,14 +424,15 @@ TEST_F(life, text_restored)
 	EXPECT_EQ(0, memcmp(file, mem, 16));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", true));
 	ASSERT_EQ(0, ut_proc_read(self->child[t].pid, va, mem, 16));
-	EXPECT_EQ(0xcc, mem[0]);
-	EXPECT_EQ(0, memcmp(file + 1, mem + 1, 15));
+	EXPECT_TRUE(ut_is_bp(mem));
+	EXPECT_EQ(0, memcmp(file + UT_BP_SIZE, mem + UT_BP_SIZE,
+			    16 - UT_BP_SIZE));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", false));
 	ASSERT_EQ(0, ut_proc_read(self->child[t].pid, va, mem, 16));
 	EXPECT_EQ(0, memcmp(file, mem, 16));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", true));
 	ASSERT_EQ(0, ut_proc_read(self->child[t].pid, va, mem, 16));
-	EXPECT_EQ(0xcc, mem[0]);
+	EXPECT_TRUE(ut_is_bp(mem));
 	EXPECT_EQ(tgt_sum(2), cmd_ok(&self->child[t], "call 2"));
 	EXPECT_EQ(2, ut_trace_count("ust_text_e", self->child[t].pid));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", false));

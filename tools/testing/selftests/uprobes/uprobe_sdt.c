@@ -117,7 +117,7 @@ static int find_note(const char *file, const char *provider, const char *name,
 /* The semaphore as seen through /proc/PID/mem; -1 on error. */
 static long sem_mem(pid_t pid, const char *file, const struct ut_sdt_note *n)
 {
-	uint64_t va = ut_fileoff_to_vaddr(pid, file, n->sem_off);
+	uint64_t va = ut_fileoff_to_data_vaddr(pid, file, n->sem_off);
 	uint16_t v;
 
 	if (!va || ut_proc_read_u16(pid, va, &v))
@@ -133,16 +133,16 @@ TEST_F(sdt, note_offsets)
 	ASSERT_EQ(0, find_note(ut_self_exe(), "usdt", "one", 0, &n));
 	ASSERT_NE(0ULL, n.sem_off);
 	EXPECT_EQ((uintptr_t)&usdt_one_semaphore,
-		  ut_fileoff_to_vaddr(getpid(), ut_self_exe(), n.sem_off));
+		  ut_fileoff_to_data_vaddr(getpid(), ut_self_exe(), n.sem_off));
 	EXPECT_EQ(n.sem_off,
 		  (uint64_t)ut_elf_sym_offset(ut_self_exe(), "usdt_one_semaphore"));
-	EXPECT_STREQ("-8@%rdi", n.args);
+	EXPECT_STREQ(UT_SDT_ARG0, n.args);
 	ASSERT_EQ(0, find_note(ut_helper("tick"), "tick", "loop1", 0, &n));
 	EXPECT_EQ(0ULL, n.sem_off);
-	EXPECT_STREQ("-4@%ebx", n.args);
+	EXPECT_STREQ(UT_SDT_REG_NOTE, n.args);
 	ASSERT_EQ(0, find_note(ut_helper("tick"), "tick", "loop2", 0, &n));
 	EXPECT_NE(0ULL, n.sem_off);
-	EXPECT_STREQ("-4@%ebx", n.args);
+	EXPECT_STREQ(UT_SDT_REG_NOTE, n.args);
 }
 
 /* The uprobe_sdt_info and uprobe_sym_offset tools print the same offsets. */
@@ -198,7 +198,7 @@ TEST_F(sdt, semaphore_one_while_enabled)
 		return;
 	ASSERT_EQ(0, find_note(ut_self_exe(), "usdt", "one", 0, &n));
 	ASSERT_EQ(0, probe_note(self->grp, "ust_semone_e", ut_self_exe(), &n,
-				true, "x=%di"));
+				true, "x=" UT_ARG0));
 	EXPECT_EQ(0, SEM(usdt_one_semaphore));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_semone_e", true));
 	EXPECT_EQ(1, SEM(usdt_one_semaphore));
@@ -464,7 +464,8 @@ static int run_tick(const char *n, char *out, size_t size)
 
 /*
  * tick:loop2 probed with its reference counter: tick (started after
- * enabling) sees semaphore=1 and every iteration fires with i = %bx.
+ * enabling) sees semaphore=1 and every iteration fires with i read from
+ * the marker's register (UT_SDT_REG_FETCH).
  */
 TEST_F(sdt, tick_loop2_refctr)
 {
@@ -478,7 +479,7 @@ TEST_F(sdt, tick_loop2_refctr)
 		return;
 	ASSERT_EQ(0, find_note(tick, "tick", "loop2", 0, &n));
 	ASSERT_EQ(0, probe_note(self->grp, "ust_tick2_e", tick, &n, true,
-				"i=%bx:s32"));
+				"i=" UT_SDT_REG_FETCH ":s32"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_tick2_e", true));
 	status = run_tick("5", out, sizeof(out));
 	EXPECT_EQ(0, status);
@@ -509,7 +510,7 @@ TEST_F(sdt, tick_without_refctr)
 	ASSERT_EQ(0, find_note(tick, "tick", "loop1", 0, &n1));
 	ASSERT_EQ(0, find_note(tick, "tick", "loop2", 0, &n2));
 	ASSERT_EQ(0, probe_note(self->grp, "ust_tickplain_1", tick, &n1, false,
-				"i=%bx:s32"));
+				"i=" UT_SDT_REG_FETCH ":s32"));
 	ASSERT_EQ(0, probe_note(self->grp, "ust_tickplain_2", tick, &n2, false,
 				NULL));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_tickplain_1", true));

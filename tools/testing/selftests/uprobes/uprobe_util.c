@@ -95,6 +95,11 @@ bool ut_file_exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
+bool ut_is_bp(const void *p)
+{
+	return !memcmp(p, UT_BP, UT_BP_SIZE);
+}
+
 /* ---------------------------------------------------------------------- */
 /* tracefs                                                                 */
 
@@ -810,6 +815,7 @@ int ut_proc_read_u8(pid_t pid, uint64_t addr, uint8_t *val)
 
 struct map_ent {
 	uint64_t start, end, pgoff;
+	bool private_write;	/* "rw-p"-like: where a reference counter lives */
 	char path[PATH_MAX];
 };
 
@@ -825,6 +831,7 @@ static int next_map(FILE *f, struct map_ent *m)
 		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n",
 			   &m->start, &m->end, perms, &m->pgoff, &pos) < 4)
 			continue;
+		m->private_write = perms[1] == 'w' && perms[3] == 'p';
 		if (pos) {
 			size_t l;
 
@@ -864,7 +871,8 @@ uint64_t ut_map_base(pid_t pid, const char *path)
 	return base;
 }
 
-uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off)
+static uint64_t fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off,
+				 bool private_write)
 {
 	struct map_ent m;
 	uint64_t va = 0;
@@ -873,7 +881,7 @@ uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off)
 	if (!f)
 		return 0;
 	while (next_map(f, &m)) {
-		if (strcmp(m.path, path))
+		if (strcmp(m.path, path) || (private_write && !m.private_write))
 			continue;
 		if (off >= m.pgoff && off < m.pgoff + (m.end - m.start)) {
 			va = m.start + (off - m.pgoff);
@@ -882,6 +890,16 @@ uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off)
 	}
 	fclose(f);
 	return va;
+}
+
+uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off)
+{
+	return fileoff_to_vaddr(pid, path, off, false);
+}
+
+uint64_t ut_fileoff_to_data_vaddr(pid_t pid, const char *path, uint64_t off)
+{
+	return fileoff_to_vaddr(pid, path, off, true);
 }
 
 bool ut_is_mapped(pid_t pid, const char *path)

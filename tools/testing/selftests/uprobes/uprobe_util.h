@@ -24,6 +24,40 @@
 #define UT_READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define UT_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
+/* ---- the target architecture ---- */
+
+/*
+ * UT_ARG0: the fetch-arg register holding a function's first integer
+ * argument, and UT_SDT_ARG0 the SDT note's operand of a long passed in it;
+ * UT_SDT_REG: the register tick's markers pin their int argument to, with
+ * its note operand UT_SDT_REG_NOTE and fetch-arg UT_SDT_REG_FETCH;
+ * UT_BP: the breakpoint a probe writes, as UT_BP_SIZE bytes in memory
+ * (x86: int3; arm64: BRK #0x5, little endian), and UT_BP_ASM in assembly.
+ */
+#if defined(__x86_64__)
+#define UT_ARG0			"%di"
+#define UT_SDT_ARG0		"-8@%rdi"
+#define UT_SDT_REG		"ebx"
+#define UT_SDT_REG_NOTE		"-4@%ebx"
+#define UT_SDT_REG_FETCH	"%bx"
+#define UT_BP			"\xcc"
+#define UT_BP_ASM		"int3"
+#elif defined(__aarch64__)
+#define UT_ARG0			"%x0"
+#define UT_SDT_ARG0		"-8@x0"
+#define UT_SDT_REG		"x19"
+#define UT_SDT_REG_NOTE		"-4@x19"
+#define UT_SDT_REG_FETCH	"%x19"
+#define UT_BP			"\xa0\x00\x20\xd4"
+#define UT_BP_ASM		"brk #0x5"
+#else
+#error "the uprobes selftests know no breakpoint for this architecture"
+#endif
+#define UT_BP_SIZE		(sizeof(UT_BP) - 1)
+
+/* Do the UT_BP_SIZE bytes at @p hold the breakpoint? */
+bool ut_is_bp(const void *p);
+
 /* ---- generic file helpers ---- */
 
 /* Read a whole file into a malloc()ed NUL terminated buffer (NULL on error). */
@@ -155,6 +189,12 @@ int ut_proc_read_u8(pid_t pid, uint64_t addr, uint8_t *val);
 uint64_t ut_map_base(pid_t pid, const char *path);
 /* Virtual address where file offset @off of @path is mapped (0 if none). */
 uint64_t ut_fileoff_to_vaddr(pid_t pid, const char *path, uint64_t off);
+/*
+ * The same in the private writable mapping that holds @off, where a
+ * reference counter at @off lives: a text mapping may cover the same file
+ * offset (arm64's 64K-aligned segments of a small file).
+ */
+uint64_t ut_fileoff_to_data_vaddr(pid_t pid, const char *path, uint64_t off);
 /* true when @path appears in /proc/PID/maps */
 bool ut_is_mapped(pid_t pid, const char *path);
 
