@@ -16,6 +16,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/kconfig.sh
+. "$TOP/scripts/kconfig.sh"
 B=${BUILD:-$TOP/build}
 JOBS=${JOBS:-$(nproc)}
 BASELINE=$TOP/scripts/configs/cross-stock.warnings
@@ -77,26 +79,11 @@ build_one() {
 	local mk=(make -C "$B/src/$impl" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross" CC="$cc"
 		HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 		KBUILD_BUILD_USER=uprobes KBUILD_BUILD_HOST=harness)
-	local frags=("$TOP/scripts/configs/cross.config") hash
+	local frags=("$TOP/scripts/configs/cross.config")
 	[ "$arch" = x86_64-noup ] && frags=("$TOP/scripts/configs/cross-noup.config")
 	[ -f "$TOP/scripts/configs/cross-$arch.config" ] && frags+=("$TOP/scripts/configs/cross-$arch.config")
-	hash=$(cat "${frags[@]}" | sha1sum | cut -c1-40)
-	if [ "$(cat "$obj/.frag-hash" 2>/dev/null)" != "$hash" ]; then
-		"${mk[@]}" -s tinyconfig >/dev/null
-		(cd "$obj" && ARCH=$karch "$B/src/$impl/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-			"$obj/.config" "${frags[@]}" >"$obj/merge.log" 2>&1) || { cat "$obj/merge.log" >&2; die "merge_config failed"; }
-		"${mk[@]}" -s olddefconfig >/dev/null
-		local line
-		while read -r line; do
-			case $line in
-			CONFIG_*=*) grep -qxF "$line" "$obj/.config" ||
-				die "$impl $arch: requested $line, .config has: $(grep -E "^${line%%=*}=" "$obj/.config" || echo absent)" ;;
-			"# CONFIG_"*) ! grep -q "^$(echo "$line" | cut -d' ' -f2)=" "$obj/.config" ||
-				die "$impl $arch: requested '$line'" ;;
-			esac
-		done < <(cat "${frags[@]}")
-		echo "$hash" >"$obj/.frag-hash"
-	fi
+	kconfig_configure "$B/src/$impl" "$obj" "$karch" "$cross" "${frags[@]}" ||
+		die "$impl $arch: configuration failed (the options above are missing, or see $obj/merge.log)"
 	local goals
 	if [ "$how" = link ]; then goals=vmlinux; else goals=$(objects "$arch" | tr '\n' ' '); fi
 	# shellcheck disable=SC2086

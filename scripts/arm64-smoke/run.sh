@@ -7,6 +7,8 @@
 set -euo pipefail
 impl=${1:-ours}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../kconfig.sh
+. "$here/../kconfig.sh"
 B=${BUILD:-$(cd "$here/../.." && pwd)/build}
 out=$B/arm64-smoke
 mkdir -p "$out"
@@ -21,13 +23,8 @@ if [ ! -x "$out/busybox" ]; then
 fi
 obj=$B/obj/smoke-$impl-arm64
 mk=(make -C "$B/src/$impl" O="$obj" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC="ccache aarch64-linux-gnu-gcc" HOSTCC="ccache gcc")
-if [ ! -f "$obj/.config" ]; then
-	mkdir -p "$obj"
-	"${mk[@]}" -s tinyconfig >/dev/null
-	(cd "$obj" && ARCH=arm64 "$B/src/$impl/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$here/arm64-smoke.config" >/dev/null)
-	"${mk[@]}" -s olddefconfig >/dev/null
-fi
-for o in UPROBE_EVENTS SERIAL_AMBA_PL011_CONSOLE BLK_DEV_INITRD; do grep -q "^CONFIG_$o=y" "$obj/.config" || { echo "missing $o"; exit 1; }; done
+kconfig_configure "$B/src/$impl" "$obj" arm64 aarch64-linux-gnu- "$here/arm64-smoke.config" ||
+	{ echo "arm64 smoke kernel: configuration failed"; exit 1; }
 "${mk[@]}" -s -j2 Image >"$obj/build.log" 2>&1 || { tail -30 "$obj/build.log"; exit 1; }
 aarch64-linux-gnu-gcc -O2 -static -o "$out/smoke" "$here/smoke.c"
 off() {
