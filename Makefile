@@ -7,7 +7,7 @@
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N FUNC
+export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N FUNC
 
 H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.

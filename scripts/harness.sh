@@ -6,6 +6,8 @@
 #   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
 #
 # Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast),
+# ARCH=x86_64|arm64 (default x86_64: the guest's architecture; arm64 cross-builds and boots
+# qemu-system-aarch64 -M virt),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
 # a one-vCPU guest whose clock counts guest instructions (QEMU -icount shift=0),
 # QEMU_EXTRA='args' for more QEMU arguments (a TCG plugin: scripts/bench/insnprof.c).
@@ -19,21 +21,41 @@
 #   selftests/        tools/testing/selftests/uprobes built from the ours tree
 #   initramfs/        guest root and its cpio archive
 #   logs/IMPL-CONFIG/ console.log (kernel console), out.log (guest command output), results
+#   (for ARCH=arm64 the last four end in -arm64: obj/IMPL-CONFIG-arm64/, selftests-arm64/, ...)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/kconfig.sh
+. "$TOP/scripts/kconfig.sh"
 B=${BUILD:-$TOP/build}
 IMPL=${IMPL:-ours}
 CONFIG=${CONFIG:-fast}
+ARCH=${ARCH:-x86_64}
+case $ARCH in x86 | amd64) ARCH=x86_64 ;; aarch64) ARCH=arm64 ;; esac
 JOBS=${JOBS:-$(nproc)}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC_STOCK=$B/src/stock
 SRC_OURS=$B/src/ours
 SRC_WIP=$B/src/wip
-OBJ=$B/obj/$IMPL-$CONFIG
-LOGS=$B/logs/$IMPL-$CONFIG
-STEST=$B/selftests
-IRD=$B/initramfs
+# What differs between the guest architectures: kbuild's ARCH, the cross compiler, the
+# kernel image, the console the kernel writes (console.log) and the one the guest command's
+# output goes to (out.log, QEMU's stdio), the QEMU machine, and the suffix of this
+# architecture's build directories (none for x86_64).
+case $ARCH in
+x86_64)
+	KARCH=x86_64 CROSS='' KIMAGE=arch/x86/boot/bzImage SUF=''
+	KCONSOLE=ttyS0 GUEST_OUT=ttyS1 QEMU_SYS=qemu-system-x86_64
+	;;
+arm64)
+	KARCH=arm64 CROSS=aarch64-linux-gnu- KIMAGE=arch/arm64/boot/Image SUF=-arm64
+	KCONSOLE=ttyAMA0 GUEST_OUT=hvc0 QEMU_SYS=qemu-system-aarch64
+	;;
+*) echo "ARCH must be x86_64 or arm64, not '$ARCH'" >&2; exit 2 ;;
+esac
+OBJ=$B/obj/$IMPL-$CONFIG$SUF
+LOGS=$B/logs/$IMPL-$CONFIG$SUF
+STEST=$B/selftests$SUF
+IRD=$B/initramfs$SUF
 # Directories of the repo that mirror the kernel tree.
 OVERLAY_DIRS="kernel include arch Documentation tools"
 
@@ -64,10 +86,12 @@ take_lock() {
 # ---------------------------------------------------------------- deps
 PKGS="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio ccache dwarves
       xz-utils busybox-static qemu-system-x86 systemtap-sdt-dev linux-perf perl git"
+PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 
 cmd_deps() {
-	local missing=() p
-	for p in $PKGS; do
+	local missing=() p pkgs=$PKGS
+	[ "$ARCH" != arm64 ] || pkgs+=" $PKGS_arm64"
+	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -88,7 +112,7 @@ project_commit() {
 info() {
 	local deb
 	deb=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo '?')
-	say "base linux $(base_version) (linux-source-6.1 $deb), project $(project_commit), IMPL=$IMPL CONFIG=$CONFIG"
+	say "base linux $(base_version) (linux-source-6.1 $deb), project $(project_commit), IMPL=$IMPL CONFIG=$CONFIG ARCH=$ARCH"
 }
 
 extract_stock() {
@@ -189,7 +213,8 @@ cmd_tree() {
 # ---------------------------------------------------------------- kernel
 fragments() {
 	local f
-	for f in scripts/configs/fast.config tools/testing/selftests/uprobes/config \
+	for f in scripts/configs/fast.config scripts/configs/arch-$ARCH.config \
+		tools/testing/selftests/uprobes/config \
 		$([ "$CONFIG" = debug ] && echo scripts/configs/debug.config); do
 		[ -f "$TOP/$f" ] && echo "$TOP/$f"
 	done
@@ -197,65 +222,29 @@ fragments() {
 }
 
 kmake() {
-	make -C "$(src_dir)" O="$OBJ" ARCH=x86_64 \
-		CC="ccache gcc" HOSTCC="ccache gcc" \
+	make -C "$(src_dir)" O="$OBJ" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+		CC="ccache ${CROSS}gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026' \
 		KBUILD_BUILD_USER=uprobes KBUILD_BUILD_HOST=harness "$@"
 }
 
-# Every CONFIG_ line a fragment asks for must be in the final .config, as asked.
-check_config() {
-	local frag line sym bad=0
-	for frag in $(fragments); do
-		[ -f "$frag" ] || continue
-		while read -r line; do
-			case $line in
-			CONFIG_*=*)
-				grep -qxF "$line" "$OBJ/.config" || {
-					sym=${line%%=*}
-					say "requested $line (from ${frag#"$TOP"/}), got: $(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" || echo 'absent')"
-					bad=1
-				}
-				;;
-			"# CONFIG_"*" is not set")
-				sym=${line#\# }; sym=${sym%% *}
-				if grep -q "^$sym=" "$OBJ/.config"; then
-					say "requested '$line' (from ${frag#"$TOP"/}), got: $(grep "^$sym=" "$OBJ/.config")"
-					bad=1
-				fi
-				;;
-			esac
-		done <"$frag"
-	done
-	[ $bad = 0 ] || { rm -f "$OBJ/.frag-hash"; die "kernel config does not provide the options above"; }
-}
-
 configure() {
-	local hash
 	# shellcheck disable=SC2046
-	hash=$(cat $(fragments) | sha1sum | cut -c1-40)
-	if [ -f "$OBJ/.config" ] && [ "$(cat "$OBJ/.frag-hash" 2>/dev/null)" = "$hash" ]; then
-		return 0
-	fi
-	say "configuring $IMPL-$CONFIG (tinyconfig + $(fragments | xargs -n1 basename | tr '\n' ' '))"
-	mkdir -p "$OBJ"
-	kmake -s tinyconfig >/dev/null
+	kconfig_current "$OBJ" $(fragments) && return 0
+	say "configuring $IMPL-$CONFIG$SUF (tinyconfig + $(fragments | xargs -n1 basename | tr '\n' ' '))"
 	# shellcheck disable=SC2046
-	(cd "$OBJ" && ARCH=x86_64 "$(src_dir)/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" $(fragments) >"$OBJ/merge.log" 2>&1) ||
-		{ cat "$OBJ/merge.log" >&2; die "merge_config.sh failed"; }
-	kmake -s olddefconfig >/dev/null
-	check_config
-	echo "$hash" >"$OBJ/.frag-hash"
+	kconfig_configure "$(src_dir)" "$OBJ" "$KARCH" "$CROSS" $(fragments) ||
+		die "kernel configuration failed (the options above are missing, or see $OBJ/merge.log)"
 }
 
 cmd_kernel() {
 	cmd_tree
 	configure
 	local t0=$SECONDS
-	say "building bzImage ($IMPL-$CONFIG, -j$JOBS)"
-	kmake -s -j"$JOBS" bzImage >"$OBJ/build.log" 2>&1 || { tail -40 "$OBJ/build.log" >&2; die "kernel build failed (log: $OBJ/build.log)"; }
+	say "building ${KIMAGE##*/} ($IMPL-$CONFIG$SUF, -j$JOBS)"
+	kmake -s -j"$JOBS" "${KIMAGE##*/}" >"$OBJ/build.log" 2>&1 || { tail -40 "$OBJ/build.log" >&2; die "kernel build failed (log: $OBJ/build.log)"; }
 	grep -E 'warning:|error:' "$OBJ/build.log" | grep -v '^make' | head -20 >&2 || true
-	say "kernel built in $((SECONDS - t0)) s: $OBJ/arch/x86/boot/bzImage"
+	say "kernel built in $((SECONDS - t0)) s: $OBJ/$KIMAGE"
 }
 
 # ---------------------------------------------------------------- guest
@@ -264,14 +253,23 @@ cmd_selftests() {
 	local d=$SRC_OURS/tools/testing/selftests/uprobes
 	[ -d "$d" ] || die "no selftests in $d"
 	mkdir -p "$STEST"
-	make -s -C "$d" OUTPUT="$STEST" >"$B/selftests.log" 2>&1 || { cat "$B/selftests.log" >&2; die "selftests build failed"; }
-	make -s -C "$d" OUTPUT="$STEST" emit_tests 2>/dev/null | sed -n 's/^[^:]*://p' >"$STEST/.tests"
+	local mk=(make -s -C "$d" OUTPUT="$STEST" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CXX="${CROSS}g++")
+	if [ -n "$CROSS" ]; then
+		# the build machine's <sys/sdt.h> (systemtap-sdt-dev), which serves every architecture
+		mkdir -p "$B/dl-$ARCH/include/sys"
+		cp /usr/include/x86_64-linux-gnu/sys/sdt.h /usr/include/x86_64-linux-gnu/sys/sdt-config.h \
+			"$B/dl-$ARCH/include/sys/"
+		mk+=(SDT_INCLUDE="$B/dl-$ARCH/include")
+	fi
+	"${mk[@]}" >"$STEST.log" 2>&1 || { cat "$STEST.log" >&2; die "selftests build failed"; }
+	"${mk[@]}" emit_tests 2>/dev/null | sed -n 's/^[^:]*://p' >"$STEST/.tests"
 }
 
 # Copy an ELF file's shared libraries (and the loader) into the guest root.
 copy_libs() {
 	local root=$1 f lib
 	shift
+	[ -z "$CROSS" ] || { copy_libs_cross "$root" "$@"; return; }
 	for f in "$@"; do
 		ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true
 	done | sort -u | while read -r lib; do
@@ -281,15 +279,61 @@ copy_libs() {
 	done
 }
 
+# The same for a cross-built ELF file: the loader and the libraries it names (DT_NEEDED,
+# transitively), from the cross toolchain's sysroot, into the guest's /lib. Libraries found
+# next to the file (the selftests' own, reached through $ORIGIN) are left where they are.
+copy_libs_cross() {
+	local root=$1 sysroot=/usr/${CROSS%-}/lib f lib todo=() seen=" "
+	shift
+	for f in "$@"; do
+		todo+=("$f")
+		lib=$("${CROSS}readelf" -lW "$f" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+		[ -z "$lib" ] || [ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$sysroot/$(basename "$lib")" "$root$lib"; }
+	done
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $("${CROSS}readelf" -dW "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $seen in *" $lib "*) continue ;; esac
+			seen+="$lib "
+			[ -e "$(dirname "$f")/$lib" ] && continue
+			[ -e "$sysroot/$lib" ] || die "$lib (needed by ${f#"$root"}) is not in $sysroot"
+			mkdir -p "$root/lib"
+			cp -L "$sysroot/$lib" "$root/lib/$lib"
+			todo+=("$root/lib/$lib")
+		done
+	done
+}
+
+# The guest's busybox: the host's for x86_64; for arm64, Debian's busybox-static:arm64 unpacked
+# into the build directory (installing it would replace the host's busybox).
+guest_busybox() {
+	local dir=$B/dl-$ARCH
+	[ "$ARCH" != x86_64 ] || { echo /bin/busybox; return; }
+	if [ ! -x "$dir/busybox" ]; then
+		mkdir -p "$dir"
+		if ! dpkg --print-foreign-architectures | grep -qx "$ARCH"; then
+			dpkg --add-architecture "$ARCH" && apt-get update >/dev/null
+		fi
+		(cd "$dir" && rm -rf deb ./*.deb && apt-get download "busybox-static:$ARCH" >/dev/null 2>&1 &&
+			dpkg-deb -x busybox-static_*_"$ARCH".deb deb && cp deb/bin/busybox busybox) ||
+			die "cannot fetch busybox-static:$ARCH"
+	fi
+	echo "$dir/busybox"
+}
+
 cmd_initramfs() {
 	cmd_selftests
-	local root=$IRD/root a elfs
+	local root=$IRD/root a elfs bb
+	bb=$(guest_busybox)
 	rm -rf "$root" && mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,kselftest,harness}
-	cp /bin/busybox "$root/bin/busybox"
+	cp "$bb" "$root/bin/busybox"
+	# The host's busybox lists the applets (the guest's may not run here).
 	for a in $(/bin/busybox --list-full); do
 		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
 	done
-	cp /usr/bin/perf "$root/usr/bin/perf"
+	# The perf tool is the host's (x86_64 only: the arm64 guest has none, its tests skip).
+	[ "$ARCH" != x86_64 ] || cp /usr/bin/perf "$root/usr/bin/perf"
 	cp -a "$STEST" "$root/kselftest/uprobes"
 	cp -a "$SRC_STOCK/tools/testing/selftests/ftrace" "$root/kselftest/ftrace"
 	cp "$TOP"/scripts/guest/* "$root/harness/"
@@ -297,17 +341,17 @@ cmd_initramfs() {
 	chmod +x "$root/init" "$root"/harness/*
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 	echo 'root:x:0:' >"$root/etc/group"
-	elfs=$(find "$root/usr/bin/perf" "$root/kselftest/uprobes" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
+	elfs=$(find "$root/usr/bin" "$root/kselftest/uprobes" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
 	# shellcheck disable=SC2086
 	copy_libs "$root" $elfs
-	[ -e "$root/lib/x86_64-linux-gnu/libgcc_s.so.1" ] || cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/" 2>/dev/null || true
+	[ "$ARCH" != x86_64 ] || [ -e "$root/lib/x86_64-linux-gnu/libgcc_s.so.1" ] || cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/" 2>/dev/null || true
 	(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$IRD/base.cpio"
 }
 
 # Kernel console goes to console.log (ttyS0); the guest command's output to ttyS1 (stdio,
 # mirrored to out.log). The guest prints @@EXIT=n@@ when the command ends.
 boot() {
-	local mode=$1 limit=${TIMEOUT:-} kernel=$OBJ/arch/x86/boot/bzImage extra=$IRD/extra mem accel
+	local mode=$1 limit=${TIMEOUT:-} kernel=$OBJ/$KIMAGE extra=$IRD/extra mem accel
 	[ -f "$kernel" ] || die "no kernel at $kernel"
 	mkdir -p "$LOGS"
 	rm -rf "$extra" && mkdir -p "$extra"
@@ -330,11 +374,16 @@ boot() {
 	[ -z "${ICOUNT:-}" ] || { accel="-accel tcg -cpu max -icount shift=0,sleep=off"; smp=1; }
 	: >"$LOGS/console.log"
 	: >"$LOGS/out.log"
-	local qemu=(qemu-system-x86_64 $accel -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot
+	local qemu=("$QEMU_SYS" $accel -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot
 		-kernel "$kernel" -initrd "$IRD/boot.cpio"
-		-append "console=ttyS0 panic=-1 loglevel=7 rdinit=/init harness.mode=$mode UPROBE_TEST_IMPL=$IMPL"
+		-append "console=$KCONSOLE panic=-1 loglevel=7 rdinit=/init harness.mode=$mode harness.out=$GUEST_OUT UPROBE_TEST_IMPL=$IMPL"
 		-serial "file:$LOGS/console.log"
-		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log" -serial chardev:out)
+		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log")
+	case $ARCH in
+	# the virt board has one UART: the output goes to a virtio console (hvc0)
+	arm64) qemu+=(-M virt -device virtio-serial-device -device "virtconsole,chardev=out") ;;
+	*) qemu+=(-serial chardev:out) ;;
+	esac
 	# shellcheck disable=SC2206
 	[ -z "${QEMU_EXTRA:-}" ] || qemu+=($QEMU_EXTRA)
 	local rc=0
@@ -357,7 +406,10 @@ boot() {
 
 # TCG unless a probe boot proves that KVM runs our guests on this machine.
 accel_args() {
-	[ "${ACCEL:-}" = tcg ] && { echo "-accel tcg -cpu max"; return; }
+	if [ "${ACCEL:-}" = tcg ] || [ "$ARCH" != x86_64 ]; then
+		echo "-accel tcg -cpu max"
+		return
+	fi
 	local stamp=$B/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo x)
 	if [ ! -f "$stamp" ]; then
 		local ok=no
@@ -461,7 +513,7 @@ cmd_check() {
 		FAILED=$((FAILED + 1))
 		echo "FAIL guest: did not finish"
 	fi
-	say "IMPL=$IMPL CONFIG=$CONFIG done in $((SECONDS - t0)) s; logs in $LOGS"
+	say "IMPL=$IMPL CONFIG=$CONFIG ARCH=$ARCH done in $((SECONDS - t0)) s; logs in $LOGS"
 	if [ "$SKIPPED" -gt 0 ]; then
 		echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	else
@@ -520,6 +572,7 @@ build_ubench() {
 # instructions, and runs the same static binary. The table goes to stdout and $B/bench/table.md.
 cmd_bench() {
 	local out=$B/bench impl t0=$SECONDS
+	[ "$ARCH" = x86_64 ] || die "make bench measures x86_64 guests only (its probe targets are x86 code)"
 	build_ubench "$out/guest"
 	CONFIG=fast
 	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
@@ -559,6 +612,7 @@ cmd_bench() {
 # count per instruction. Works for IMPL=stock too. Output: stdout and $B/profile/IMPL.txt.
 cmd_profile() {
 	local out=$B/profile n=${PROF_N:-20000} k target ret
+	[ "$ARCH" = x86_64 ] || die "make profile runs x86_64 guests only"
 	read -r target ret <<<"${PROF:-}"
 	[ -n "$target" ] || die "usage: make profile PROF='TARGET [r]' [PROF_N=n] [FUNC=name] [IMPL=stock]"
 	build_ubench "$out/guest"

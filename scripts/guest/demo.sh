@@ -8,6 +8,8 @@ TICK=$D/tick
 N=${TICK_N:-10}
 USEC=${TICK_USEC:-20000}
 status=0
+# the register tick's markers carry their argument in (see tick.c)
+case $(uname -m) in aarch64) REG=%x19 ;; *) REG=%bx ;; esac
 
 bad() { echo "!! $*"; status=1; }
 
@@ -22,8 +24,8 @@ echo
 echo "== tracefs: uprobe_events, loop2 with its reference counter"
 echo 0 >$T/tracing_on
 echo >$T/trace
-echo "p:sdt_tick/loop1 $TICK:$loop1 i=%bx:s32" >>$T/uprobe_events || bad "cannot add loop1"
-echo "p:sdt_tick/loop2 $TICK:$loop2($sem) i=%bx:s32" >>$T/uprobe_events || bad "cannot add loop2"
+echo "p:sdt_tick/loop1 $TICK:$loop1 i=$REG:s32" >>$T/uprobe_events || bad "cannot add loop1"
+echo "p:sdt_tick/loop2 $TICK:$loop2($sem) i=$REG:s32" >>$T/uprobe_events || bad "cannot add loop2"
 sed 's/^/   /' $T/uprobe_events
 echo 1 >$T/events/sdt_tick/enable
 echo 1 >$T/tracing_on
@@ -70,8 +72,10 @@ if [ -x /usr/bin/perf ]; then
 	[ "$pc" = "$N" ] || bad "perf stat counted '$pc', expected $N"
 	[ "$ps_on" = 1 ] || bad "semaphore under perf is '$ps_on', expected 1"
 	[ "$ps_off" = 0 ] || bad "semaphore after perf is '$ps_off', expected 0"
-else
+elif [ "$(uname -m)" = x86_64 ]; then
 	bad "/usr/bin/perf missing"
+else
+	echo "   (no perf tool in this guest: the harness ships the build machine's, x86_64 only)"
 fi
 
 echo
