@@ -41,7 +41,9 @@
  *     many events waits for one grace period, not one per event: they
  *     find no trace file left and record nothing. Before anything they
  *     use is freed (perf's buffers, the event, the trace_uprobe) or the
- *     consumer is registered again, wait_unregistered() waits for them.
+ *     consumer is registered again, wait_unregistered() waits for them;
+ *     so does a read of uprobe_profile or uprobe_stats, whose counts for a
+ *     disabled event are then final.
  *   - From its unregistration to that wait a trace_uprobe holds the core's
  *     probe (uprobe_stats_hold()): the handlers still running count their
  *     hits there, and the wait then adds them to its statistics.
@@ -1641,9 +1643,14 @@ static void list_definition(struct seq_file *m, struct trace_uprobe *tu)
 	dyn_show_definition(m, &tu->devent);
 }
 
-/* uprobe_profile, as in 6.1: "  PATH EVENT HITS". */
+/*
+ * uprobe_profile, as in 6.1: "  PATH EVENT HITS". The count of a disabled
+ * event is final: it includes the hits of handlers still running when it
+ * was disabled.
+ */
 static void list_profile(struct seq_file *m, struct trace_uprobe *tu)
 {
+	wait_unregistered(tu);
 	seq_printf(m, "  %s %-44s %15lu\n", tu->filename,
 		   trace_probe_name(&tu->tp), tu_hits(tu));
 }
