@@ -3,17 +3,21 @@
  * uprobe_storm: a probe registered, enabled, disabled and deleted over and
  * over while threads of another process keep running the probed
  * instruction, an add the kernel runs out of line (ui_add in
- * uprobe_targets.S, whose adc also checks the add's carry flag).  Each
- * thread keeps a running sum through the probed function and checks every
- * addition; at the end the sums must be exactly the closed-form values,
- * no thread may have died of a signal, and every cycle the probe must
- * fire.  More cycles than one process has execute-out-of-line slots
- * (255), so that a slot leaked per probe or per cycle shows.  The worker
+ * uprobe_targets.S or uprobe_targets_arm64.S, whose adc also checks the
+ * add's carry flag).  Each thread keeps a running sum through the probed
+ * function and checks every addition; at the end the sums must be exactly
+ * the closed-form values, no thread may have died of a signal, and every
+ * cycle the probe must fire.  Stock 6.1 on arm64 now and then lets a
+ * breakpoint being removed reach the worker as SIGTRAP (FAILURE-MODES #1):
+ * the test then ends there, with the stock failure logged.  More cycles
+ * than one process has execute-out-of-line slots (255), so that a slot
+ * leaked per probe or per cycle shows.  The worker
  * runs at nice 19, so that the cycles, not the threads, get the CPU
  * first: under QEMU TCG a cycle takes about 70 ms, most of it waiting
  * for the grace period that deleting the event needs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -210,6 +214,7 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 	int64_t off = ut_elf_sym_offset(ut_self_exe(), "ui_add_insn");
 	int64_t fn = ut_elf_sym_offset(ut_self_exe(), "ui_add");
 	const uint8_t *insn = (const uint8_t *)ui_add + (off - fn);
+	uint8_t file[UT_BP_SIZE];
 	struct us_bad cold = { 0 }, missed = { 0 }, unacct = { 0 };
 	struct us_bad other = { 0 };
 	long hits = 0, first = 0, last = 0, total = 0, n;
@@ -217,12 +222,17 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 	bool stats = !ut_impl_is_stock();
 	char name[64], why[64];
 	struct timespec t0;
-	int cyc, i, st;
+	int cyc, i, st, fd;
 	pid_t pid;
 
 	ASSERT_LT(0, off);
 	ASSERT_LT(0, fn);
-	ASSERT_EQ(0x48, insn[0]);	/* REX.W add */
+	fd = open(ut_self_exe(), O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)UT_BP_SIZE, pread(fd, file, UT_BP_SIZE, off));
+	close(fd);
+	ASSERT_FALSE(ut_is_bp(file));
+	ASSERT_EQ(0, memcmp(file, insn, UT_BP_SIZE));	/* the add itself */
 	ASSERT_EQ(0, ut_unpin_cpu());
 	if (!stats) {
 		EXPECT_FALSE(ut_file_exists(ST_STATS));
@@ -269,7 +279,16 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 			first = hits;
 		last = hits;
 		total += hits;
-		ASSERT_EQ(0, waitpid(pid, &st, WNOHANG)) {
+		n = waitpid(pid, &st, WNOHANG);
+		if (n == pid && !stats && WIFSIGNALED(st) &&
+		    WTERMSIG(st) == SIGTRAP) {
+			/* seen on arm64, where the hit is taken after the trap */
+			*worker = -1;
+			UT_STOCK_FAILS("cycle %d: %s", cyc,
+				       "a breakpoint being removed reached the worker as SIGTRAP (FAILURE-MODES #1)");
+			return;
+		}
+		ASSERT_EQ(0, n) {
 			TH_LOG("cycle %d: worker %s", cyc,
 			       status_str(st, why, sizeof(why)));
 			*worker = -1;
@@ -306,7 +325,7 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 			TH_LOG("thread %d: %ld additions", i, n);
 		}
 	}
-	EXPECT_EQ(0x48, insn[0]);
+	EXPECT_EQ(0, memcmp(file, insn, UT_BP_SIZE));
 	EXPECT_EQ(10, ui_add(3, 7));
 	ksft_print_msg("%d cycles in %.1f s: %ld hits (first cycle %ld, last %ld)\n",
 		       cycles, secs_since(&t0), total, first, last);
