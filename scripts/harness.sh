@@ -348,8 +348,8 @@ cmd_initramfs() {
 	(cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$IRD/base.cpio"
 }
 
-# Kernel console goes to console.log (ttyS0); the guest command's output to ttyS1 (stdio,
-# mirrored to out.log). The guest prints @@EXIT=n@@ when the command ends.
+# Kernel console goes to console.log ($KCONSOLE); the guest command's output to $GUEST_OUT
+# (stdio, mirrored to out.log). The guest prints @@EXIT=n@@ when the command ends.
 boot() {
 	local mode=$1 limit=${TIMEOUT:-} kernel=$OBJ/$KIMAGE extra=$IRD/extra mem accel
 	[ -f "$kernel" ] || die "no kernel at $kernel"
