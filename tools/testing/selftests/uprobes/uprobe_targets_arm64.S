@@ -32,6 +32,27 @@ LABEL(ui_ret_insn)
 	ret
 END(ui_ret)
 
+/* uint64_t tfs_get_sp(void): sp as seen by its first instruction */
+FUNC(tfs_get_sp)
+	mov	x0, sp
+	ret
+END(tfs_get_sp)
+
+/*
+ * long tfs_stackn(long a, long b): a + b.  At tfs_stackn_probe the stack
+ * holds b, a, 0x1234 (from the top).
+ */
+FUNC(tfs_stackn)
+	sub	sp, sp, #32
+	mov	x2, #0x1234
+	stp	x1, x0, [sp]
+	str	x2, [sp, #16]
+LABEL(tfs_stackn_probe)
+	add	x0, x0, x1
+	add	sp, sp, #32
+	ret
+END(tfs_stackn)
+
 /*
  * long fm_pure(long x): 3 * x + 1 -- no memory and no pc-relative
  * operand, so it also runs from another mapping of this file.

@@ -122,7 +122,7 @@ TEST_F(tfs, p_event_ip)
 	ut_free_records(recs, n);
 }
 
-/* %di/%si fetch the first two arguments, %ip the probed address. */
+/* UT_ARG0/UT_ARG1 fetch the first two arguments, UT_IP the probed address. */
 TEST_F(tfs, fetch_regs)
 {
 	static const long a[] = { 3, -9, 0x7fffffffffffL, 0 };
@@ -134,7 +134,7 @@ TEST_F(tfs, fetch_regs)
 	if (START("ust_regs"))
 		return;
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_regs_e", "tfs_func",
-			       "a=%di b=%si ip=%ip"));
+			       "a=" UT_ARG0 " b=" UT_ARG1 " ip=" UT_IP));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_regs_e", true));
 	for (i = 0; i < 4; i++)
 		UT_WRITE_ONCE(tfs_sink, tfs_func(a[i], b[i]));
@@ -161,7 +161,7 @@ TEST_F(tfs, fetch_typed)
 	if (START("ust_typed"))
 		return;
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_typed_e", "tfs_func",
-			       "s=%di:s32 u=%si:u8 x=%si:x16"));
+			       "s=" UT_ARG0 ":s32 u=" UT_ARG1 ":u8 x=" UT_ARG1 ":x16"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_typed_e", true));
 	UT_WRITE_ONCE(tfs_sink, tfs_func(-5, 0x12345));
 	n = ut_trace_records("ust_typed_e", getpid(), &recs);
@@ -310,7 +310,7 @@ TEST_F(tfs, fetch_mem_abs)
 	ut_free_records(recs, n);
 }
 
-/* $stack at a function's first instruction equals %rsp there. */
+/* $stack at a function's first instruction equals the stack pointer there. */
 TEST_F(tfs, fetch_stack)
 {
 	uint64_t v, sp[3];
@@ -360,7 +360,7 @@ TEST_F(tfs, fetch_stackn)
 	ut_free_records(recs, n);
 }
 
-/* +0(%di):string fetches the NUL terminated string argument. */
+/* +0(UT_ARG0):string fetches the NUL terminated string argument. */
 TEST_F(tfs, fetch_string)
 {
 	static const char * const strs[] = { "hello", "uprobes in 6.1", "" };
@@ -370,7 +370,7 @@ TEST_F(tfs, fetch_string)
 	if (START("ust_string"))
 		return;
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_string_e", "tfs_strlen",
-			       "s=+0(%di):string"));
+			       "s=+0(" UT_ARG0 "):string"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_string_e", true));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ((long)strlen(strs[i]), tfs_strlen(strs[i]));
@@ -454,7 +454,7 @@ TEST_F(tfs, two_events_same_address)
 		return;
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_twin_a", "tfs_func", NULL));
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_twin_b", "tfs_func",
-			       "x=%di"));
+			       "x=" UT_ARG0));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_twin_a", true));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_twin_b", true));
 	for (i = 0; i < 6; i++)
@@ -478,7 +478,7 @@ TEST_F(tfs, entry_and_return_order)
 	if (START("ust_pair"))
 		return;
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_pair_in", "tfs_square",
-			       "x=%di:u64"));
+			       "x=" UT_ARG0 ":u64"));
 	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_pair_out", "tfs_square",
 			       "r=$retval:u64"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pair_in", true));
@@ -566,13 +566,13 @@ TEST_F(tfs, uprobe_events_listing)
 	off = ut_elf_sym_offset(ut_self_exe(), "tfs_func");
 	ASSERT_LT(0, off);
 	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_list_p", "tfs_func",
-			       "a=%di"));
+			       "a=" UT_ARG0));
 	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_list_r", "tfs_func",
 			       "v=$retval"));
 	buf = ut_read_file(UT_TRACEFS "/uprobe_events", NULL);
 	ASSERT_NE(NULL, buf);
-	snprintf(expect, sizeof(expect), "p:%s/ust_list_p %s:0x%016lx a=%%di\n",
-		 self->grp, ut_self_exe(), (unsigned long)off);
+	snprintf(expect, sizeof(expect), "p:%s/ust_list_p %s:0x%016lx a=%s\n",
+		 self->grp, ut_self_exe(), (unsigned long)off, UT_ARG0);
 	EXPECT_NE(NULL, strstr(buf, expect)) {
 		TH_LOG("missing '%s' in:\n%s", expect, buf);
 	}
@@ -597,9 +597,9 @@ TEST_F(tfs, dynamic_events_interface)
 		SKIP(return, "CONFIG_DYNAMIC_EVENTS not enabled");
 	off = ut_elf_sym_offset(ut_self_exe(), "tfs_func");
 	ASSERT_LT(0, off);
-	ASSERT_EQ(0, ut_dynevent_add("p:%s/ust_dyn_e %s:0x%lx a=%%di",
+	ASSERT_EQ(0, ut_dynevent_add("p:%s/ust_dyn_e %s:0x%lx a=%s",
 				     self->grp, ut_self_exe(),
-				     (unsigned long)off));
+				     (unsigned long)off, UT_ARG0));
 	ASSERT_TRUE(ut_uprobe_events_has(self->grp, "ust_dyn_e"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_dyn_e", true));
 	for (i = 0; i < 4; i++)

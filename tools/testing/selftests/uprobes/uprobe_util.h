@@ -27,8 +27,9 @@
 /* ---- the target architecture ---- */
 
 /*
- * UT_ARG0: the fetch-arg register holding a function's first integer
- * argument, and UT_SDT_ARG0 the SDT note's operand of a long passed in it;
+ * UT_ARG0, UT_ARG1: the fetch-arg registers holding a function's first two
+ * integer arguments, UT_IP the program counter's, and UT_SDT_ARG0 the SDT
+ * note's operand of a long passed in the first;
  * UT_SDT_REG: the register tick's markers pin their int argument to, with
  * its note operand UT_SDT_REG_NOTE and fetch-arg UT_SDT_REG_FETCH;
  * UT_BP: the breakpoint a probe writes, as UT_BP_SIZE bytes in memory
@@ -36,6 +37,8 @@
  */
 #if defined(__x86_64__)
 #define UT_ARG0			"%di"
+#define UT_ARG1			"%si"
+#define UT_IP			"%ip"
 #define UT_SDT_ARG0		"-8@%rdi"
 #define UT_SDT_REG		"ebx"
 #define UT_SDT_REG_NOTE		"-4@%ebx"
@@ -44,6 +47,8 @@
 #define UT_BP_ASM		"int3"
 #elif defined(__aarch64__)
 #define UT_ARG0			"%x0"
+#define UT_ARG1			"%x1"
+#define UT_IP			"%pc"
 #define UT_SDT_ARG0		"-8@x0"
 #define UT_SDT_REG		"x19"
 #define UT_SDT_REG_NOTE		"-4@x19"
