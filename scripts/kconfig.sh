@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Kernel configuration shared by scripts/harness.sh, scripts/crossbuild.sh and
-# scripts/arm64-smoke/run.sh (sourced): tinyconfig, then config fragments merged over it,
-# then olddefconfig, then a check that the .config has every option a fragment asks for.
+# Kernel configuration shared by scripts/harness.sh and scripts/crossbuild.sh (sourced):
+# tinyconfig, then config fragments merged over it, then olddefconfig, then a check that the
+# .config has every option a fragment asks for.
 
 # kconfig_check CONFIG FRAGMENT...: every "CONFIG_X=v" line of a fragment is in the .config
 # file CONFIG as asked, and no "# CONFIG_X is not set" of a fragment is set there. Prints
