@@ -107,7 +107,7 @@ LABEL(ur_regs_ret)
 	mov	%r13, ur_regs_out + 8 * 12(%rip)
 	mov	%r14, ur_regs_out + 8 * 13(%rip)
 	mov	%r15, ur_regs_out + 8 * 14(%rip)
-	mov	%rsp, ur_regs_out + UR_RSP(%rip)
+	mov	%rsp, ur_regs_out + UR_SP(%rip)
 	pushfq
 	popq	ur_regs_out + UR_FLAGS(%rip)
 	mov	0(%rsp), %rax

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Probe targets of uprobe_return written in assembly (uprobe_return.S)
- * and in C++ (uprobe_return_cxx.cc).
+ * Probe targets of uprobe_return written in assembly (uprobe_return.S,
+ * uprobe_return_arm64.S) and in C++ (uprobe_return_cxx.cc).
  */
 #ifndef UPROBE_RETURN_H
 #define UPROBE_RETURN_H
 
-/* struct ur_regs: the registers, %rsp, the flags, the words above %rsp */
+/*
+ * struct ur_regs: the general purpose registers, the stack pointer, the
+ * flags, the words above the stack pointer.  x86-64: rax ... r15, all but
+ * %rsp; arm64: x0 ... x29 (x30, the link register, holds the return
+ * address the call used, which a return probe replaces).
+ */
+#if defined(__aarch64__)
+#define UR_NREGS	30
+#else
 #define UR_NREGS	15
+#endif
 #define UR_NCANARY	4
-#define UR_RSP		(8 * UR_NREGS)
-#define UR_FLAGS	(UR_RSP + 8)
+#define UR_SP		(8 * UR_NREGS)
+#define UR_FLAGS	(UR_SP + 8)
 #define UR_CANARY	(UR_FLAGS + 8)
 #define UR_REGS_SIZE	(UR_CANARY + 8 * UR_NCANARY)
 
@@ -23,26 +32,33 @@ extern "C" {
 
 /* what ur_regs_call() saw right after ur_regs_fn() returned */
 struct ur_regs {
-	uint64_t r[UR_NREGS];	/* rax rbx rcx rdx rsi rdi rbp r8 ... r15 */
-	uint64_t rsp;
-	uint64_t flags;
-	uint64_t canary[UR_NCANARY];	/* 0..31(%rsp) after the return */
+	uint64_t r[UR_NREGS];	/* in the order of ur_regs_want[] */
+	uint64_t sp;
+	uint64_t flags;		/* x86-64: rflags; arm64: nzcv */
+	uint64_t canary[UR_NCANARY];	/* the 4 words at the sp, after */
 };
 
 /*
- * ur_regs_fn() sets CF, PF, AF, SF and OF, leaves ZF, TF and DF clear
- * (IF is always set), and loads ur_regs_want[i] into every general
- * purpose register but %rsp, in the order of struct ur_regs.
+ * ur_regs_fn() sets some arithmetic flags and clears the others (x86-64:
+ * CF, PF, AF, SF and OF set, ZF, TF and DF clear; arm64: N, C and V set,
+ * Z clear), and loads ur_regs_want[i] into every general purpose register
+ * of struct ur_regs, in its order.
  */
 void ur_regs_fn(void);
+#if defined(__aarch64__)
+#define UR_FLAGS_WANT	0xb0000000UL
+#define UR_FLAGS_MASK	0xf0000000UL
+#else
 #define UR_FLAGS_WANT	0xa95UL
 #define UR_FLAGS_MASK	0xfd5UL
+#endif
 extern const uint64_t ur_regs_want[UR_NREGS];
 
 /*
- * ur_regs_call() puts ur_regs_canary[] at 0..31(%rsp), notes %rsp in
- * ur_regs_sp, calls ur_regs_fn() (which returns to ur_regs_ret), and
- * fills ur_regs_out before it touches any register.
+ * ur_regs_call() puts ur_regs_canary[] in the 32 bytes at its stack
+ * pointer, notes the stack pointer in ur_regs_sp, calls ur_regs_fn()
+ * (which returns to ur_regs_ret) and fills ur_regs_out before it touches
+ * any register of struct ur_regs.
  */
 void ur_regs_call(void);
 extern const uint64_t ur_regs_canary[UR_NCANARY];
