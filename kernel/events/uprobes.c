@@ -272,7 +272,8 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_READ once @arch holds the instruction's bytes,
- *	UPROBE_ANALYSED once it is decoded too
+ *	UPROBE_ANALYSED once it is decoded too, UPROBE_REFUSED once the
+ *	architecture refused it for every mm
  * @stats: per-CPU counts of how hits were handled (uprobe_get_stats()),
  *	allocated at the first hit to count (most probes of a large set
  *	are never hit) and published once with cmpxchg()
@@ -296,6 +297,7 @@ struct uprobe {
 
 #define UPROBE_ANALYSED		0
 #define UPROBE_READ		1
+#define UPROBE_REFUSED		2
 
 /* Source of &struct uprobe ids. */
 static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
@@ -1194,9 +1196,11 @@ static DEFINE_MUTEX(analyse_lock);
  * (!CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM) is asked here, with the first
  * mm; one that does not was asked at registration. A refusal for @mm's
  * CPU mode (-EOPNOTSUPP) leaves the probe undecoded, for the next mm to
- * try, and @mm out; any other refusal means no mm can run the probe.
+ * try, and @mm out; any other refusal means no mm can run the probe: it
+ * sets UPROBE_REFUSED, which makes the install fail the registration
+ * (install_fatal()) with the architecture's errno.
  *
- * Return: 0; -EOPNOTSUPP (this mm only); -ENOEXEC (the probe is refused).
+ * Return: 0; -EOPNOTSUPP (this mm only); the architecture's refusal.
  */
 static int analyse_in(struct uprobe *uprobe, struct mm_struct *mm,
 		      unsigned long vaddr)
@@ -1215,11 +1219,11 @@ static int analyse_in(struct uprobe *uprobe, struct mm_struct *mm,
 			/* The decoded @arch before the bit; see above. */
 			smp_mb__before_atomic();
 			set_bit(UPROBE_ANALYSED, &uprobe->flags);
+		} else if (ret != -EOPNOTSUPP) {
+			set_bit(UPROBE_REFUSED, &uprobe->flags);
 		}
 	}
 	mutex_unlock(&analyse_lock);
-	if (ret && ret != -EOPNOTSUPP)
-		ret = -ENOEXEC;
 	return ret;
 }
 
@@ -1463,17 +1467,18 @@ static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe,
 			   int err);
 
 /*
- * Does @err of an install fail the registration? Only errors of the
- * system do: no memory, an instruction that cannot be decoded, a signal
- * to the registering task. The others come from what one process did to
- * its own mappings (changed the instruction, filled its SDT counter,
- * mapped something that is not the file's page, hit its memory cgroup's
- * limit): that process is left out and named, everybody else is traced.
+ * Does @err of an install of @uprobe fail the registration? Only errors
+ * of the system do: no memory, an instruction that cannot be decoded
+ * (UPROBE_REFUSED), a signal to the registering task. The others come
+ * from what one process did to its own mappings (changed the instruction,
+ * filled its SDT counter, mapped something that is not the file's page,
+ * hit its memory cgroup's limit): that process is left out and named,
+ * everybody else is traced.
  */
-static bool install_fatal(int err)
+static bool install_fatal(struct uprobe *uprobe, int err)
 {
 	return err == -ENOMEM || err == -ENOEXEC || err == -EINTR ||
-	       err == -ERESTARTSYS;
+	       err == -ERESTARTSYS || test_bit(UPROBE_REFUSED, &uprobe->flags);
 }
 
 /*
@@ -1491,7 +1496,7 @@ static int install_in_vma(struct uprobe *uprobe, struct vm_area_struct *vma)
 		return 0;
 	}
 	ret = install_site(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
-	if (!ret || install_fatal(ret))
+	if (!ret || install_fatal(uprobe, ret))
 		return ret;
 	report_refused(vma, uprobe, ret);
 	return 0;
