@@ -2,7 +2,11 @@
 /*
  * uprobe_insn: a uprobe on one instruction must not change what the
  * program computes.  Each test probes one instruction kind (targets are in
- * uprobe_insn_targets.S), checks exact results and the exact hit count.
+ * uprobe_targets.S and uprobe_targets_arm64.S), checks exact results and
+ * the exact hit count.  Kinds that exist on one architecture only are
+ * tested there: x86-64's multi-byte nop, push, pop, %rip-relative operands
+ * and rel32 jump; arm64's store and load pairs with writeback,
+ * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,6 +20,13 @@
 #include "../kselftest_harness.h"
 #include "uprobe_targets.h"
 #include "uprobe_util.h"
+
+/* the program counter in a signal handler's ucontext */
+#if defined(__x86_64__)
+#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
+#elif defined(__aarch64__)
+#define UC_PC(uc)	((uc)->uc_mcontext.pc)
+#endif
 
 noipa long ui_ind_target(long x)
 {
@@ -76,7 +87,7 @@ static bool probe(struct __test_metadata *_metadata, char *grp, char *ev,
 #define PROBE(name)	probe(_metadata, self->grp, self->ev, name)
 #define HITS()		ut_trace_count(self->ev, getpid())
 
-/* A probed one byte nop: results and hit count unchanged. */
+/* A probed nop: results and hit count unchanged. */
 TEST_F(insn, nop)
 {
 	if (PROBE("nop"))
@@ -87,6 +98,7 @@ TEST_F(insn, nop)
 	EXPECT_EQ(3, HITS());
 }
 
+#if defined(__x86_64__)
 /* A probed multi-byte nopl. */
 TEST_F(insn, nopl)
 {
@@ -118,6 +130,8 @@ TEST_F(insn, pop)
 	EXPECT_EQ(2, HITS());
 }
 
+#endif /* __x86_64__ */
+
 /* A probed register to register mov. */
 TEST_F(insn, mov_reg_reg)
 {
@@ -141,6 +155,7 @@ TEST_F(insn, add)
 	EXPECT_EQ(3, HITS());
 }
 
+#if defined(__x86_64__)
 /* A probed %rip relative load reads the right variable. */
 TEST_F(insn, riprel_load)
 {
@@ -178,6 +193,92 @@ TEST_F(insn, riprel_lea)
 	EXPECT_EQ(2, HITS());
 }
 
+#endif /* __x86_64__ */
+
+#if defined(__aarch64__)
+/* A probed stp with pre-index writeback stores the pair, sp moves by 16. */
+TEST_F(insn, stp_pre_index)
+{
+	if (PROBE("stp"))
+		return;
+	EXPECT_EQ(5 - 3 + 16, ui_stp(5, 3));
+	EXPECT_EQ(-0x123456789aL + 16, ui_stp(0, 0x123456789aL));
+	EXPECT_EQ(16, ui_stp(-7, -7));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed ldp with post-index writeback loads the pair, sp moves by 16. */
+TEST_F(insn, ldp_post_index)
+{
+	if (PROBE("ldp"))
+		return;
+	EXPECT_EQ(5 - 3 + 16, ui_ldp(5, 3));
+	EXPECT_EQ(0x7777 + 16, ui_ldp(0x7777, 0));
+	EXPECT_EQ(2, HITS());
+}
+
+/*
+ * A probe on a pc-relative literal load, which arm64 can neither step out
+ * of line nor simulate, is refused with EINVAL when it is enabled, with no
+ * breakpoint left; the load still reads the right variable.
+ */
+TEST_F(insn, ldr_literal_refused)
+{
+	if (ut_no_tracefs(_metadata))
+		return;
+	EXPECT_EQ(-EINVAL, probe_insn(self->grp, self->ev, "ldr_literal"));
+	EXPECT_EQ(0, ut_event_enabled(self->grp, self->ev));
+	EXPECT_FALSE(ut_is_bp(ui_ldr_literal_insn));
+	UT_WRITE_ONCE(ui_data, 0x0123456789abcdefL);
+	EXPECT_EQ(0x0123456789abcdefL, ui_ldr_literal());
+	UT_WRITE_ONCE(ui_data, -3);
+	EXPECT_EQ(-3, ui_ldr_literal());
+	EXPECT_EQ(0, HITS());
+}
+
+/* A probed adr yields the variable's address. */
+TEST_F(insn, adr)
+{
+	if (PROBE("adr"))
+		return;
+	EXPECT_EQ((long)(uintptr_t)&ui_data, ui_adr());
+	EXPECT_EQ((long)(uintptr_t)&ui_data, ui_adr());
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed adrp yields the address of the variable's 4 KiB page. */
+TEST_F(insn, adrp)
+{
+	if (PROBE("adrp"))
+		return;
+	EXPECT_EQ((long)((uintptr_t)&ui_data & ~(uintptr_t)0xfff), ui_adrp());
+	EXPECT_EQ((long)((uintptr_t)&ui_data & ~(uintptr_t)0xfff), ui_adrp());
+	EXPECT_EQ(2, HITS());
+}
+
+/* A probed cbz, taken and not taken. */
+TEST_F(insn, cbz)
+{
+	if (PROBE("cbz"))
+		return;
+	EXPECT_EQ(100, ui_cbz(0));
+	EXPECT_EQ(200, ui_cbz(1));
+	EXPECT_EQ(200, ui_cbz(0x100000000L));
+	EXPECT_EQ(3, HITS());
+}
+
+/* A probed tbnz on bit 33, taken and not taken. */
+TEST_F(insn, tbnz)
+{
+	if (PROBE("tbnz"))
+		return;
+	EXPECT_EQ(100, ui_tbnz(0x200000000L));
+	EXPECT_EQ(200, ui_tbnz(0x1ffffffffL));
+	EXPECT_EQ(100, ui_tbnz(-1));
+	EXPECT_EQ(3, HITS());
+}
+#endif /* __aarch64__ */
+
 /* A probed call reaches the callee with the right return address. */
 TEST_F(insn, call)
 {
@@ -199,7 +300,7 @@ TEST_F(insn, call_indirect)
 	EXPECT_EQ(2, HITS());
 }
 
-/* A probed short jmp skips the code it jumps over. */
+/* A probed jump skips the code it jumps over. */
 TEST_F(insn, jmp)
 {
 	if (PROBE("jmp"))
@@ -209,6 +310,7 @@ TEST_F(insn, jmp)
 	EXPECT_EQ(2, HITS());
 }
 
+#if defined(__x86_64__)
 /* A probed jmp with a 32-bit displacement. */
 TEST_F(insn, jmp32)
 {
@@ -218,6 +320,8 @@ TEST_F(insn, jmp32)
 	EXPECT_EQ(3, ui_jmp32(0));
 	EXPECT_EQ(2, HITS());
 }
+
+#endif /* __x86_64__ */
 
 /* A probed conditional jump that is taken. */
 TEST_F(insn, jcc_taken)
@@ -252,7 +356,7 @@ TEST_F(insn, ret)
 }
 
 /* what the SIGSEGV handler saw */
-static uint64_t segv_addr, segv_rip;
+static uint64_t segv_addr, segv_pc;
 static int segv_count, segv_code;
 
 static void segv_handler(int sig, siginfo_t *si, void *ucv)
@@ -263,13 +367,13 @@ static void segv_handler(int sig, siginfo_t *si, void *ucv)
 	UT_WRITE_ONCE(segv_count, UT_READ_ONCE(segv_count) + 1);
 	UT_WRITE_ONCE(segv_addr, (uintptr_t)si->si_addr);
 	UT_WRITE_ONCE(segv_code, si->si_code);
-	UT_WRITE_ONCE(segv_rip, uc->uc_mcontext.gregs[REG_RIP]);
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)ui_fault_fixup;
+	UT_WRITE_ONCE(segv_pc, UC_PC(uc));
+	UC_PC(uc) = (uintptr_t)ui_fault_fixup;
 }
 
 /*
  * A probed faulting load: SIGSEGV arrives as without the probe, with the
- * same si_addr and si_code, and the ucontext %rip is the original load.
+ * same si_addr and si_code, and the ucontext's pc is the original load.
  */
 TEST_F(insn, fault)
 {
@@ -277,7 +381,7 @@ TEST_F(insn, fault)
 		.sa_sigaction = segv_handler,
 		.sa_flags = SA_SIGINFO,
 	};
-	uint64_t base_addr, base_rip;
+	uint64_t base_addr, base_pc;
 	int base_code, i;
 	char *page;
 	long *bad;
@@ -293,21 +397,21 @@ TEST_F(insn, fault)
 	EXPECT_EQ(0x5ee, ui_fault(bad));
 	ASSERT_EQ(1, UT_READ_ONCE(segv_count));
 	base_addr = UT_READ_ONCE(segv_addr);
-	base_rip = UT_READ_ONCE(segv_rip);
+	base_pc = UT_READ_ONCE(segv_pc);
 	base_code = UT_READ_ONCE(segv_code);
 	EXPECT_EQ((uintptr_t)bad, base_addr);
-	EXPECT_EQ((uintptr_t)ui_fault_insn, base_rip);
+	EXPECT_EQ((uintptr_t)ui_fault_insn, base_pc);
 	EXPECT_EQ(SEGV_ACCERR, base_code);
 
 	ASSERT_EQ(0, probe_insn(self->grp, self->ev, "fault"));
 	for (i = 0; i < 3; i++) {
 		UT_WRITE_ONCE(segv_addr, 0);
-		UT_WRITE_ONCE(segv_rip, 0);
+		UT_WRITE_ONCE(segv_pc, 0);
 		UT_WRITE_ONCE(segv_code, 0);
 		EXPECT_EQ(0x5ee, ui_fault(bad));
 		EXPECT_EQ(i + 2, UT_READ_ONCE(segv_count));
 		EXPECT_EQ(base_addr, UT_READ_ONCE(segv_addr));
-		EXPECT_EQ(base_rip, UT_READ_ONCE(segv_rip));
+		EXPECT_EQ(base_pc, UT_READ_ONCE(segv_pc));
 		EXPECT_EQ(base_code, UT_READ_ONCE(segv_code));
 	}
 	/* the load still works on good memory */

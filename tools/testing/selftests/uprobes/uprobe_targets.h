@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Prototypes of the assembly probe targets in uprobe_targets.S.
+ * Prototypes of the assembly probe targets in uprobe_targets.S and
+ * uprobe_targets_arm64.S.
  */
 #ifndef UPROBE_TARGETS_H
 #define UPROBE_TARGETS_H
@@ -26,6 +27,15 @@ long ui_ret(long x);
 long ui_fault(long *p);
 extern char ui_call_ret[], ui_fault_insn[], ui_fault_fixup[];
 extern long ui_data, ui_store_word, ui_store_guard_lo, ui_store_guard_hi;
+/* arm64 only (uprobe_targets_arm64.S) */
+long ui_stp(long x, long y);
+long ui_ldp(long x, long y);
+long ui_ldr_literal(void);
+extern char ui_ldr_literal_insn[];
+long ui_adr(void);
+long ui_adrp(void);
+long ui_cbz(long x);
+long ui_tbnz(long x);
 
 /* uprobe_tracefs */
 uint64_t tfs_get_sp(void);

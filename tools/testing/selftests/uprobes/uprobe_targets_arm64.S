@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The arm64 probe targets: those of uprobe_targets.S that the suites built
- * for arm64 use, with the same names, labels and results. Prototypes are
- * in uprobe_targets.h.
+ * for arm64 use, with the same names, labels and results, and uprobe_insn's
+ * arm64 instruction kinds (ui_stp ... ui_tbnz). Prototypes are in
+ * uprobe_targets.h.
  */
 
 #include "uprobe_asm.inc"
+
+	.data
+	.balign 8
+	.globl ui_data
+ui_data:
+.Lui_data:
+	.quad 0
 
 	.text
 
@@ -31,6 +39,146 @@ FUNC(ui_ret)
 LABEL(ui_ret_insn)
 	ret
 END(ui_ret)
+
+/* long ui_mov(long x, long y): y -- probe on a register move */
+FUNC(ui_mov)
+LABEL(ui_mov_insn)
+	mov	x0, x1
+	ret
+END(ui_mov)
+
+/*
+ * long ui_stp(long x, long y): x - y + 16, the 16 being how far the
+ * probed store pair with pre-index writeback moved sp.
+ */
+FUNC(ui_stp)
+	mov	x2, sp
+LABEL(ui_stp_insn)
+	stp	x0, x1, [sp, #-16]!
+	mov	x3, sp
+	sub	x2, x2, x3
+	ldp	x3, x4, [sp], #16
+	sub	x0, x3, x4
+	add	x0, x0, x2
+	ret
+END(ui_stp)
+
+/*
+ * long ui_ldp(long x, long y): x - y + 16, the pair read back by the
+ * probed load pair with post-index writeback, the 16 how far it moved sp.
+ */
+FUNC(ui_ldp)
+	stp	x0, x1, [sp, #-16]!
+	mov	x2, sp
+LABEL(ui_ldp_insn)
+	ldp	x3, x4, [sp], #16
+	mov	x5, sp
+	sub	x2, x5, x2
+	sub	x0, x3, x4
+	add	x0, x0, x2
+	ret
+END(ui_ldp)
+
+/* long ui_ldr_literal(void): ui_data, by a pc-relative literal load */
+FUNC(ui_ldr_literal)
+LABEL(ui_ldr_literal_insn)
+	ldr	x0, .Lui_data
+	ret
+END(ui_ldr_literal)
+
+/* long ui_adr(void): &ui_data */
+FUNC(ui_adr)
+LABEL(ui_adr_insn)
+	adr	x0, .Lui_data
+	ret
+END(ui_adr)
+
+/* long ui_adrp(void): the address of ui_data's 4 KiB page */
+FUNC(ui_adrp)
+LABEL(ui_adrp_insn)
+	adrp	x0, .Lui_data
+	ret
+END(ui_adrp)
+
+/* long ui_call(long x): the return address ui_call_callee() gets */
+FUNC(ui_call)
+	stp	x29, x30, [sp, #-16]!
+LABEL(ui_call_insn)
+	bl	ui_call_callee
+LABEL(ui_call_ret)
+	ldp	x29, x30, [sp], #16
+	ret
+END(ui_call)
+
+/* its return address */
+FUNC(ui_call_callee)
+	mov	x0, x30
+	ret
+END(ui_call_callee)
+
+/* long ui_call_ind(long (*fn)(long), long x): fn(x), by blr */
+FUNC(ui_call_ind)
+	stp	x29, x30, [sp, #-16]!
+	mov	x2, x0
+	mov	x0, x1
+LABEL(ui_call_ind_insn)
+	blr	x2
+	ldp	x29, x30, [sp], #16
+	ret
+END(ui_call_ind)
+
+/* long ui_jmp(long x): x + 1, past code the probed branch skips */
+FUNC(ui_jmp)
+LABEL(ui_jmp_insn)
+	b	1f
+	mov	x0, #-1000
+1:	add	x0, x0, #1
+	ret
+END(ui_jmp)
+
+/* long ui_jcc(long x, long y): 100 when x == y, else 200 (b.eq) */
+FUNC(ui_jcc)
+	cmp	x0, x1
+LABEL(ui_jcc_insn)
+	b.eq	1f
+	mov	x0, #200
+	ret
+1:	mov	x0, #100
+	ret
+END(ui_jcc)
+
+/* long ui_cbz(long x): 100 when x is 0, else 200 */
+FUNC(ui_cbz)
+LABEL(ui_cbz_insn)
+	cbz	x0, 1f
+	mov	x0, #200
+	ret
+1:	mov	x0, #100
+	ret
+END(ui_cbz)
+
+/* long ui_tbnz(long x): 100 when bit 33 of x is set, else 200 */
+FUNC(ui_tbnz)
+LABEL(ui_tbnz_insn)
+	tbnz	x0, #33, 1f
+	mov	x0, #200
+	ret
+1:	mov	x0, #100
+	ret
+END(ui_tbnz)
+
+/*
+ * long ui_fault(long *p): *p, by the load at ui_fault_insn; a SIGSEGV
+ * handler that sends the fault to ui_fault_fixup makes it 0x5ee.
+ */
+FUNC(ui_fault)
+LABEL(ui_fault_insn)
+	ldr	x0, [x0]
+	ret
+LABEL(ui_fault_fixup)
+	mov	x0, #0x5ee
+	ret
+END(ui_fault)
 
 /* uint64_t tfs_get_sp(void): sp as seen by its first instruction */
 FUNC(tfs_get_sp)
