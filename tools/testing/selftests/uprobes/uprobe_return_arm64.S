@@ -146,4 +146,4 @@ FUNC(ur_tail_outer)
 	b	ur_tail_inner
 END(ur_tail_outer)
 
-	.section .note.GNU-stack, "", @progbits
+	.section .note.GNU-stack, "", %progbits
