@@ -9,6 +9,9 @@
  *
  * A test of something stock 6.1 gets wrong says so: with
  * UPROBE_TEST_IMPL=stock it asserts the stock failure, logs it and passes.
+ *
+ * On arm64 every test runs but the two of x86 instructions (syscall,
+ * pushf), which skip.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,7 +218,7 @@ static int tmp_copy(struct _test_data_core *self, const char *name)
 
 /* what the signal handlers saw */
 static int core_sigtrap, core_sigusr1, core_stop;
-static uint64_t core_sig_rip;
+static uint64_t core_sig_pc;
 
 static void count_sigtrap(int sig)
 {
@@ -226,7 +229,7 @@ static void usr1_handler(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 
-	UT_WRITE_ONCE(core_sig_rip, uc->uc_mcontext.gregs[REG_RIP]);
+	UT_WRITE_ONCE(core_sig_pc, UT_UC_PC(uc));
 	__atomic_add_fetch(&core_sigusr1, 1, __ATOMIC_RELAXED);
 }
 
@@ -266,7 +269,7 @@ TEST_F(core, page_shared_again_after_disable)
 	EXPECT_EQ(3, ut_trace_count("ust_coreshare_e", c->pid));
 	EXPECT_EQ((long)(PAGE / 1024), ut_smaps_anon_kb(c->pid, va));
 	ASSERT_EQ(0, ut_proc_read(c->pid, pva, mem, PAGE));
-	EXPECT_EQ(0xcc, mem[off % PAGE]);
+	EXPECT_TRUE(ut_is_bp(mem + off % PAGE));
 
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_coreshare_e", false));
 	EXPECT_EQ(0, ut_smaps_anon_kb(c->pid, va));
@@ -569,7 +572,7 @@ TEST_F(core, signal_while_step_blocked)
 
 	EXPECT_EQ(0x0123456789abcdefL, l.ret);
 	EXPECT_EQ(1, UT_READ_ONCE(core_sigusr1));
-	EXPECT_EQ((uintptr_t)core_ld_next, UT_READ_ONCE(core_sig_rip));
+	EXPECT_EQ((uintptr_t)core_ld_next, UT_READ_ONCE(core_sig_pc));
 	expect_regs(_metadata, l.regs, l.p);
 	EXPECT_EQ(1, ut_trace_count("ust_coresig_e", 0));
 	EXPECT_EQ(0, UT_READ_ONCE(core_sigtrap));
@@ -891,7 +894,7 @@ TEST_F(core, unmapped_file_enable_succeeds)
 	ASSERT_NE(MAP_FAILED, priv);
 	shr = map_copy(self, MAP_SHARED, &off, &pgoff);
 	ASSERT_NE(MAP_FAILED, shr);
-	EXPECT_EQ(0xcc, (uint8_t)priv[off - pgoff]);
+	EXPECT_TRUE(ut_is_bp(priv + off - pgoff));
 	EXPECT_EQ(0, memcmp(orig, shr + off - pgoff, 16));
 	EXPECT_EQ(7, pure_in(priv, pgoff)(2));
 	EXPECT_EQ(10, pure_in(shr, pgoff)(3));
@@ -928,8 +931,9 @@ TEST_F(core, shared_and_private_mappings)
 	ASSERT_EQ(0, file_bytes(self->tmp, off, orig, 16));
 
 	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_coremix_e", self->tmp, off, 0));
-	EXPECT_EQ(0xcc, (uint8_t)priv[off - pgoff]);
-	EXPECT_EQ(0, memcmp(orig + 1, priv + off - pgoff + 1, 15));
+	EXPECT_TRUE(ut_is_bp(priv + off - pgoff));
+	EXPECT_EQ(0, memcmp(orig + UT_BP_SIZE, priv + off - pgoff + UT_BP_SIZE,
+			    16 - UT_BP_SIZE));
 	EXPECT_EQ(0, memcmp(orig, shr + off - pgoff, 16));
 	EXPECT_EQ(7, pure_in(priv, pgoff)(2));
 	EXPECT_EQ(10, pure_in(shr, pgoff)(3));
@@ -1209,6 +1213,7 @@ TEST_F(core, shared_mapping_semaphore)
 	}
 }
 
+#ifdef __x86_64__
 /*
  * [#20] A probe on a syscall instruction is refused when enabled
  * (ENOTSUPP) and the text is left alone.  Stock 6.1 accepts it, and the
@@ -1248,6 +1253,17 @@ TEST_F(core, syscall_insn_refused)
 		EXPECT_EQ(0, ut_trace_count("ust_coresysc_e", 0));
 	}
 }
+#else
+/*
+ * [#20] is x86-64 only: it is about x86's syscall instruction, which stock
+ * x86 uprobes accept and run out of line; arm64 refuses a probe on svc in
+ * its instruction decoder, stock 6.1 too.
+ */
+TEST_F(core, syscall_insn_refused)
+{
+	SKIP(return, "x86-64 only: probes syscall (arm64 refuses svc, stock 6.1 too)");
+}
+#endif
 
 /*
  * Child of mremap_away_and_back: map a 3-page copy of the text, move the
@@ -1346,6 +1362,7 @@ TEST_F(core, mremap_away_and_back)
 	}
 }
 
+#ifdef __x86_64__
 /*
  * [#18] A probed pushf pushes the program's flags, TF clear, the same as
  * without the probe.  Stock 6.1 pushes its own TF (0x346, not 0x246).
@@ -1369,5 +1386,16 @@ TEST_F(core, pushf_flags)
 		EXPECT_EQ(base, probed);
 	}
 }
+#else
+/*
+ * This [#18] case is x86-64 only: pushf and the trap flag (TF) a step out
+ * of line sets in the pushed flags are x86's; arm64 has no instruction
+ * that stores its single-step state to memory.
+ */
+TEST_F(core, pushf_flags)
+{
+	SKIP(return, "x86-64 only: pushf and the trap flag (TF) of a step out of line");
+}
+#endif
 
 TEST_HARNESS_MAIN

@@ -5,7 +5,8 @@
  * FAILURE-MODES checklist): register/unregister racing running threads and
  * fork, probed text that is mapped twice, split or moved, reference counter
  * validation, the file's bytes, shared executable mappings, and faults and
- * signals around a probed instruction.
+ * signals around a probed instruction.  On arm64 every test runs but the
+ * fault fix-up of an x86 load through x86 registers, which skips.
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
@@ -242,15 +243,15 @@ TEST_F(fm, double_mmap)
 	b = map_exe(&self->map[1], pgoff, PAGE, PROT_READ | PROT_EXEC,
 		    MAP_PRIVATE);
 	ASSERT_NE(MAP_FAILED, b);
-	EXPECT_EQ(0xcc, *(uint8_t *)fm_pure);
-	EXPECT_EQ(0xcc, (uint8_t)a[off - pgoff]);
-	EXPECT_EQ(0xcc, (uint8_t)b[off - pgoff]);
+	EXPECT_TRUE(ut_is_bp((void *)fm_pure));
+	EXPECT_TRUE(ut_is_bp(a + off - pgoff));
+	EXPECT_TRUE(ut_is_bp(b + off - pgoff));
 	EXPECT_EQ(16, pure_in(a, pgoff)(5));
 	EXPECT_EQ(19, pure_in(b, pgoff)(6));
 	EXPECT_EQ(22, fm_pure(7));
 	EXPECT_EQ(3, HITS("ust_fmdbl_e"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmdbl_e", false));
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 	EXPECT_EQ(0, memcmp(a + off - pgoff, (char *)fm_pure, 16));
 	EXPECT_EQ(0, memcmp(b + off - pgoff, (char *)fm_pure, 16));
 	EXPECT_EQ(16, pure_in(a, pgoff)(5));
@@ -276,12 +277,12 @@ TEST_F(fm, mprotect_split)
 	ASSERT_NE(MAP_FAILED, a);
 	ASSERT_EQ(0, probe_at(self->grp, "ust_fmsplit_e", off, 0));
 	ASSERT_EQ(0, mprotect(a, PAGE, PROT_READ));
-	EXPECT_EQ(0xcc, (uint8_t)a[off - pgoff]);
+	EXPECT_TRUE(ut_is_bp(a + off - pgoff));
 	EXPECT_EQ(4, pure_in(a, pgoff)(1));
 	ASSERT_EQ(0, mprotect(a + PAGE, PAGE, PROT_READ));
-	EXPECT_EQ(0xcc, (uint8_t)a[off - pgoff]);
+	EXPECT_TRUE(ut_is_bp(a + off - pgoff));
 	ASSERT_EQ(0, mprotect(a, 3 * PAGE, PROT_READ | PROT_EXEC));
-	EXPECT_EQ(0xcc, (uint8_t)a[off - pgoff]);
+	EXPECT_TRUE(ut_is_bp(a + off - pgoff));
 	EXPECT_EQ(7, pure_in(a, pgoff)(2));
 	EXPECT_EQ(2, HITS("ust_fmsplit_e"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmsplit_e", false));
@@ -314,7 +315,7 @@ TEST_F(fm, mremap_away)
 	moved = mremap(a + PAGE, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
 		       hole);
 	ASSERT_EQ(hole, moved);
-	EXPECT_EQ(0xcc, (uint8_t)moved[off - pgoff - PAGE]);
+	EXPECT_TRUE(ut_is_bp(moved + off - pgoff - PAGE));
 	EXPECT_EQ(10, pure_in(moved - PAGE, pgoff)(3));
 	EXPECT_EQ(2, HITS("ust_fmmove_e"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmmove_e", false));
@@ -338,7 +339,7 @@ TEST_F(fm, odd_ref_ctr)
 	EXPECT_EQ(0, ut_event_enabled(self->grp, "ust_fmodd_e"));
 	EXPECT_EQ(0, SEM(fm_ref[0]));
 	EXPECT_EQ(0, SEM(fm_ref[1]));
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 	EXPECT_EQ(4, fm_pure(1));
 	EXPECT_EQ(0, HITS("ust_fmodd_e"));
 }
@@ -362,7 +363,7 @@ TEST_F(fm, odd_ref_ctr_perf)
 	EXPECT_EQ(-EINVAL, fd);
 	EXPECT_EQ(0, SEM(fm_ref[0]));
 	EXPECT_EQ(0, SEM(fm_ref[1]));
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 	EXPECT_EQ(4, fm_pure(1));
 }
 
@@ -411,7 +412,7 @@ TEST_F(fm, ref_ctr_mismatch_perf)
 	EXPECT_EQ(4, fm_pure(1));
 	EXPECT_EQ(1, HITS("ust_fmmis_e"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmmis_e", false));
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 	EXPECT_EQ(0, SEM(fm_ref[2]));
 	expect_mismatch_counter(_metadata, r1_failed, SEM(fm_ref[0]));
 }
@@ -447,7 +448,7 @@ TEST_F(fm, ref_ctr_mismatch_tracefs)
 	EXPECT_EQ(1ULL, cnt);
 	close(fd);
 	self->perf_fd = -1;
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 	EXPECT_EQ(0, SEM(fm_ref[2]));
 	expect_mismatch_counter(_metadata, r1_failed, SEM(fm_ref[0]));
 }
@@ -516,12 +517,12 @@ TEST_F(fm, ref_ctr_after_disable_perf)
 	close(fd);
 	self->perf_fd = -1;
 	EXPECT_EQ(0, SEM(fm_ref[2]));
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 }
 
 /*
  * #8: while probed, read() of the file and a MAP_SHARED view show the
- * original bytes; only private executable mappings show the 0xcc.
+ * original bytes; only private executable mappings show the breakpoint.
  */
 TEST_F(fm, file_bytes_unchanged)
 {
@@ -536,7 +537,7 @@ TEST_F(fm, file_bytes_unchanged)
 	before = ut_read_file(ut_self_exe(), &len0);
 	ASSERT_NE(NULL, before);
 	memcpy(orig, before + off, sizeof(orig));
-	ASSERT_NE(0xcc, orig[0]);
+	ASSERT_FALSE(ut_is_bp(orig));
 	shared = map_exe(&self->map[0], pgoff, PAGE, PROT_READ, MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, shared);
 	ASSERT_EQ(0, probe_at(self->grp, "ust_fmfile_e", off, 0));
@@ -554,9 +555,10 @@ TEST_F(fm, file_bytes_unchanged)
 	ASSERT_EQ(len0, len1);
 	EXPECT_EQ(0, memcmp(before, during, len0));
 	EXPECT_EQ(0, memcmp(orig, shared + off - pgoff, 16));
-	EXPECT_EQ(0xcc, *(uint8_t *)fm_pure);
-	EXPECT_EQ(0xcc, (uint8_t)priv[off - pgoff]);
-	EXPECT_EQ(0, memcmp(orig + 1, priv + off - pgoff + 1, 15));
+	EXPECT_TRUE(ut_is_bp((void *)fm_pure));
+	EXPECT_TRUE(ut_is_bp(priv + off - pgoff));
+	EXPECT_EQ(0, memcmp(orig + UT_BP_SIZE, priv + off - pgoff + UT_BP_SIZE,
+			    16 - UT_BP_SIZE));
 	EXPECT_EQ(4, fm_pure(1));
 	EXPECT_EQ(1, HITS("ust_fmfile_e"));
 
@@ -594,7 +596,7 @@ TEST_F(fm, shared_exec_no_breakpoint)
 	b = map_exe(&self->map[1], pgoff, PAGE, PROT_READ | PROT_EXEC,
 		    MAP_SHARED);
 	ASSERT_NE(MAP_FAILED, b);
-	EXPECT_EQ(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_TRUE(ut_is_bp((void *)fm_pure));
 	EXPECT_EQ(0, memcmp(orig, a + off - pgoff, 16));
 	EXPECT_EQ(0, memcmp(orig, b + off - pgoff, 16));
 	EXPECT_EQ(16, pure_in(a, pgoff)(5));
@@ -725,7 +727,7 @@ TEST_F(fm, fork_vs_register)
 	EXPECT_EQ(200, i);
 	EXPECT_EQ(0, bad);
 	EXPECT_LT(0L, tg.cycles);
-	EXPECT_NE(0xcc, *(uint8_t *)fm_pure);
+	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 }
 
 #define FK_KIDS		16
@@ -771,20 +773,22 @@ static void fork_nonstop(struct fk_ring *r)
 }
 
 /*
- * How many of the forker's live children show at fm_pure a first byte
- * other than @want (children that died while we looked are skipped).
+ * How many of the forker's live children show at fm_pure UT_BP_SIZE first
+ * bytes other than @want (children that died while we looked are skipped).
  */
-static int kids_not_showing(struct fk_ring *r, uint8_t want)
+static int kids_not_showing(struct fk_ring *r, const void *want)
 {
+	uint8_t b[UT_BP_SIZE];
 	int i, bad = 0;
-	uint8_t b;
 	pid_t pid;
 
 	for (i = 0; i < FK_KIDS; i++) {
 		pid = UT_READ_ONCE(r->kid[i]);
-		if (pid <= 0 || ut_proc_read_u8(pid, (uintptr_t)fm_pure, &b))
+		if (pid <= 0 ||
+		    ut_proc_read(pid, (uintptr_t)fm_pure, b, UT_BP_SIZE))
 			continue;
-		if (b != want && UT_READ_ONCE(r->kid[i]) == pid)
+		if (memcmp(b, want, UT_BP_SIZE) &&
+		    UT_READ_ONCE(r->kid[i]) == pid)
 			bad++;
 	}
 	return bad;
@@ -793,20 +797,21 @@ static int kids_not_showing(struct fk_ring *r, uint8_t want)
 /*
  * #13: a process forks nonstop while a probe is enabled and disabled 100
  * times (each a walk over the mms that map it): once an enable returns every
- * child shows the int3, once a disable returns none does, however the
+ * child shows the breakpoint, once a disable returns none does, however the
  * forks fell against the walks.
  */
 TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 {
-	uint8_t orig = *(uint8_t *)fm_pure;
 	int i, bad_on = 0, bad_off = 0, status;
+	uint8_t orig[UT_BP_SIZE];
 	struct fk_ring *r;
 	pid_t forker;
 
+	memcpy(orig, (void *)fm_pure, UT_BP_SIZE);
 	if (START("ust_fmwalk"))
 		return;
 	ASSERT_EQ(0, ut_unpin_cpu());
-	ASSERT_NE(0xcc, orig);
+	ASSERT_FALSE(ut_is_bp(orig));
 	ASSERT_EQ(0, define_at(self->grp, "ust_fmwalk_e", sym_off("fm_pure"),
 			       0));
 	r = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -821,7 +826,7 @@ TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 	for (i = 0; i < 100; i++) {
 		if (ut_event_enable(self->grp, "ust_fmwalk_e", true))
 			break;
-		bad_on += kids_not_showing(r, 0xcc);
+		bad_on += kids_not_showing(r, UT_BP);
 		if (ut_event_enable(self->grp, "ust_fmwalk_e", false))
 			break;
 		bad_off += kids_not_showing(r, orig);
@@ -834,25 +839,32 @@ TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* the register that holds ui_fault()'s pointer, in a ucontext_t */
+#if defined(__x86_64__)
+#define FM_UC_ARG0(uc)	((uc)->uc_mcontext.gregs[REG_RDI])
+#else
+#define FM_UC_ARG0(uc)	((uc)->uc_mcontext.regs[0])
+#endif
+
 /* what the SIGSEGV handler saw */
 static long fm_good = 0x600d;
-static uint64_t fm_segv_addr, fm_segv_rip;
+static uint64_t fm_segv_addr, fm_segv_pc;
 static int fm_segv;
 
-/* Record the fault and point the faulting load (%rdi) at fm_good. */
+/* Record the fault and point the faulting load at fm_good. */
 static void segv_fix_pointer(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 
 	UT_WRITE_ONCE(fm_segv, UT_READ_ONCE(fm_segv) + 1);
 	UT_WRITE_ONCE(fm_segv_addr, (uintptr_t)si->si_addr);
-	UT_WRITE_ONCE(fm_segv_rip, uc->uc_mcontext.gregs[REG_RIP]);
-	uc->uc_mcontext.gregs[REG_RDI] = (greg_t)(uintptr_t)&fm_good;
+	UT_WRITE_ONCE(fm_segv_pc, UT_UC_PC(uc));
+	FM_UC_ARG0(uc) = (uintptr_t)&fm_good;
 }
 
 /*
  * #17: a probed load faults, the SIGSEGV handler fixes the pointer and
- * returns: si_addr is the data address, %rip the original load, the
+ * returns: si_addr is the data address, the pc the original load, the
  * re-executed load returns the right value, and the probe hits twice.
  */
 TEST_F(fm, fault_fixup_reexec)
@@ -877,11 +889,11 @@ TEST_F(fm, fault_fixup_reexec)
 			      sym_off("ui_fault_insn"), 0));
 	for (i = 0; i < 3; i++) {
 		UT_WRITE_ONCE(fm_segv_addr, 0);
-		UT_WRITE_ONCE(fm_segv_rip, 0);
+		UT_WRITE_ONCE(fm_segv_pc, 0);
 		EXPECT_EQ(0x600d, ui_fault(bad));
 		EXPECT_EQ(i + 1, UT_READ_ONCE(fm_segv));
 		EXPECT_EQ((uintptr_t)bad, UT_READ_ONCE(fm_segv_addr));
-		EXPECT_EQ((uintptr_t)ui_fault_insn, UT_READ_ONCE(fm_segv_rip));
+		EXPECT_EQ((uintptr_t)ui_fault_insn, UT_READ_ONCE(fm_segv_pc));
 	}
 	EXPECT_EQ(6, HITS("ust_fmsegv_e"));
 	UT_WRITE_ONCE(ui_data, 42);

@@ -21,13 +21,6 @@
 #include "uprobe_targets.h"
 #include "uprobe_util.h"
 
-/* the program counter in a signal handler's ucontext */
-#if defined(__x86_64__)
-#define UC_PC(uc)	((uc)->uc_mcontext.gregs[REG_RIP])
-#elif defined(__aarch64__)
-#define UC_PC(uc)	((uc)->uc_mcontext.pc)
-#endif
-
 noipa long ui_ind_target(long x)
 {
 	return x ^ 0x5a5a;
@@ -367,8 +360,8 @@ static void segv_handler(int sig, siginfo_t *si, void *ucv)
 	UT_WRITE_ONCE(segv_count, UT_READ_ONCE(segv_count) + 1);
 	UT_WRITE_ONCE(segv_addr, (uintptr_t)si->si_addr);
 	UT_WRITE_ONCE(segv_code, si->si_code);
-	UT_WRITE_ONCE(segv_pc, UC_PC(uc));
-	UC_PC(uc) = (uintptr_t)ui_fault_fixup;
+	UT_WRITE_ONCE(segv_pc, UT_UC_PC(uc));
+	UT_UC_PC(uc) = (uintptr_t)ui_fault_fixup;
 }
 
 /*

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Prototypes of the assembly probe targets in uprobe_targets.S and
- * uprobe_targets_arm64.S.
+ * Prototypes of the assembly probe targets in uprobe_targets.S, and of
+ * those uprobe_targets_arm64.S has for arm64 (the same names, labels and
+ * results; core_ld() saves arm64's registers and flags; the ui_ targets
+ * of arm64's own instruction kinds).
  */
 #ifndef UPROBE_TARGETS_H
 #define UPROBE_TARGETS_H
@@ -44,20 +46,32 @@ long tfs_stackn(long a, long b);
 /* uprobe_failmodes */
 long fm_pure(long x);
 
-/* uprobe_core */
+/*
+ * uprobe_core: the registers core_ld() saves are rbx, rcx, rdx, rsi, rdi,
+ * rbp, r8 ... r15 on x86-64 and x1 ... x14 on arm64; regs[CORE_LD_RDI]
+ * holds p (rdi; x5).
+ */
 #define CORE_LD_NREGS		15
 #define CORE_LD_RDI		4
 #define CORE_LD_FLAGS_IDX	14
 /* the value core_ld() leaves in regs[@i], except rdi (regs[4]) and flags */
 #define CORE_LD_REG(i)		(0x1111111111111100ULL + (i))
+#if defined(__x86_64__)
 /* CF, PF, ZF and IF (and the reserved bit 1) set, the others clear */
 #define CORE_LD_FLAGS		0x247UL
 /* the status, control and trap flags the test compares */
 #define CORE_FLAGS_MASK		0xfd5UL
+#else
+/* NZCV: Z and C set, N and V clear */
+#define CORE_LD_FLAGS		0x60000000UL
+/* the condition flags, NZCV's only bits */
+#define CORE_FLAGS_MASK		0xf0000000UL
+#endif
 long core_ld(long *p, uint64_t regs[CORE_LD_NREGS]);
+extern char core_ld_insn[], core_ld_next[];
+/* x86-64 only */
 long core_getpid(void);
 unsigned long core_pushf(void);
-extern char core_ld_insn[], core_ld_next[], core_syscall_insn[];
-extern char core_pushf_insn[];
+extern char core_syscall_insn[], core_pushf_insn[];
 
 #endif /* UPROBE_TARGETS_H */

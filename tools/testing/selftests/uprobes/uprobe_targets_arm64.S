@@ -212,4 +212,50 @@ FUNC(fm_pure)
 	ret
 END(fm_pure)
 
+/*
+ * uprobe_core: a probed memory load that is stepped out of line, with
+ * every other register and the flags set to known values around it.
+ *
+ * long core_ld(long *p, uint64_t regs[CORE_LD_NREGS]): *p, loaded by the
+ * instruction at core_ld_insn.  After the load regs[] receives x1 ... x14
+ * and NZCV, which must be CORE_LD_REG(0) ... CORE_LD_REG(13) (x5: p) and
+ * CORE_LD_FLAGS.
+ */
+FUNC(core_ld)
+	str	x1, [sp, #-16]!
+	mov	x5, x0
+	movz	x16, #0x1100
+	movk	x16, #0x1111, lsl #16
+	movk	x16, #0x1111, lsl #32
+	movk	x16, #0x1111, lsl #48
+	add	x1, x16, #0x0
+	add	x2, x16, #0x1
+	add	x3, x16, #0x2
+	add	x4, x16, #0x3
+	add	x6, x16, #0x5
+	add	x7, x16, #0x6
+	add	x8, x16, #0x7
+	add	x9, x16, #0x8
+	add	x10, x16, #0x9
+	add	x11, x16, #0xa
+	add	x12, x16, #0xb
+	add	x13, x16, #0xc
+	add	x14, x16, #0xd
+	cmp	x5, x5			/* Z, C; N, V clear */
+LABEL(core_ld_insn)
+	ldr	x0, [x5]
+LABEL(core_ld_next)
+	mrs	x16, nzcv
+	ldr	x17, [sp], #16		/* regs */
+	stp	x1, x2, [x17, #0x00]
+	stp	x3, x4, [x17, #0x10]
+	stp	x5, x6, [x17, #0x20]
+	stp	x7, x8, [x17, #0x30]
+	stp	x9, x10, [x17, #0x40]
+	stp	x11, x12, [x17, #0x50]
+	stp	x13, x14, [x17, #0x60]
+	str	x16, [x17, #0x70]
+	ret
+END(core_ld)
+
 	.section .note.GNU-stack, "", %progbits

@@ -33,7 +33,8 @@
  * UT_SDT_REG: the register tick's markers pin their int argument to, with
  * its note operand UT_SDT_REG_NOTE and fetch-arg UT_SDT_REG_FETCH;
  * UT_BP: the breakpoint a probe writes, as UT_BP_SIZE bytes in memory
- * (x86: int3; arm64: BRK #0x5, little endian), and UT_BP_ASM in assembly.
+ * (x86: int3; arm64: BRK #0x5, little endian), and UT_BP_ASM in assembly;
+ * UT_UC_PC(uc): the program counter in a signal handler's ucontext_t.
  */
 #if defined(__x86_64__)
 #define UT_ARG0			"%di"
@@ -45,6 +46,7 @@
 #define UT_SDT_REG_FETCH	"%bx"
 #define UT_BP			"\xcc"
 #define UT_BP_ASM		"int3"
+#define UT_UC_PC(uc)		((uc)->uc_mcontext.gregs[REG_RIP])
 #elif defined(__aarch64__)
 #define UT_ARG0			"%x0"
 #define UT_ARG1			"%x1"
@@ -55,6 +57,7 @@
 #define UT_SDT_REG_FETCH	"%x19"
 #define UT_BP			"\xa0\x00\x20\xd4"
 #define UT_BP_ASM		"brk #0x5"
+#define UT_UC_PC(uc)		((uc)->uc_mcontext.pc)
 #else
 #error "the uprobes selftests know no breakpoint for this architecture"
 #endif
