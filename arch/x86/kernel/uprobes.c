@@ -238,6 +238,8 @@
  */
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
+#include <linux/mmu_context.h>
+#include <linux/processor.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -247,8 +249,6 @@
 #include <linux/uprobes.h>
 #include <asm/debugreg.h>
 #include <asm/insn.h>
-#include <asm/mmu_context.h>
-#include <asm/processor.h>
 #include <asm/traps.h>
 #include <asm/unaligned.h>
 #include <asm/vdso.h>
