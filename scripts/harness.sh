@@ -495,7 +495,8 @@ summarise() {
 
 cmd_check() {
 	info
-	local t0=$SECONDS
+	local t0=$SECONDS src
+	src=$("$TOP/scripts/srchash.sh")
 	cmd_kernel
 	cmd_initramfs
 	CMD=/harness/run-tests.sh
@@ -514,6 +515,9 @@ cmd_check() {
 		echo "FAIL guest: did not finish"
 	fi
 	say "IMPL=$IMPL CONFIG=$CONFIG ARCH=$ARCH done in $((SECONDS - t0)) s; logs in $LOGS"
+	# What scripts/series.sh reports as tested: the counts and the sources they were run on.
+	printf 'sources %s\nproject %s\nrun %s %s %s\ncounts %s %s %s\n' "$src" "$(project_commit)" \
+		"$IMPL" "$CONFIG" "$ARCH" "$PASSED" "$FAILED" "$SKIPPED" >"$LOGS/stamp"
 	if [ "$SKIPPED" -gt 0 ]; then
 		echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	else
@@ -571,8 +575,9 @@ build_ubench() {
 # (fast config) boots with QEMU -icount shift=0,sleep=off, where the guest clock counts guest
 # instructions, and runs the same static binary. The table goes to stdout and $B/bench/table.md.
 cmd_bench() {
-	local out=$B/bench impl t0=$SECONDS
+	local out=$B/bench impl t0=$SECONDS src
 	[ "$ARCH" = x86_64 ] || die "make bench measures x86_64 guests only (its probe targets are x86 code)"
+	src=$("$TOP/scripts/srchash.sh")
 	build_ubench "$out/guest"
 	CONFIG=fast
 	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
@@ -599,6 +604,7 @@ cmd_bench() {
 			  printf "| %s | %s | %s | %s |\n", $2, (s == "" ? "-" : s), $3, r }' \
 			"$out/stock.rows" "$out/ours.rows"
 	} >"$out/table.md"
+	printf 'sources %s\nproject %s\n' "$src" "$(project_commit)" >"$out/stamp"
 	cat "$out/table.md"
 	say "bench done in $((SECONDS - t0)) s; table in $out/table.md"
 }
