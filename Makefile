@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
 #   make run | check | bench | profile PROF='TARGET [r]' | vm CMD='...' [EXTRA=dir] | shell | lint |
-#   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...']
+#   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check
 #   IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast), ICOUNT=1 (vm:
 #   one vCPU, guest clock counts guest instructions)
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N FUNC
+export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N FUNC \
+	CHECK_ARCHS SERIES_STRICT
 
 H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
 shquote = '$(subst ','\'',$(1))'
 
-.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean crossbuild
+.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean crossbuild \
+	series series-check
 
 all: check
 
@@ -27,6 +29,14 @@ crossbuild:
 	@scripts/harness.sh deps
 	@IMPL=$(if $(filter command line environment,$(origin IMPL)),$(IMPL),both) \
 		scripts/crossbuild.sh $(TARGETS)
+
+# The patch series (build/series/) and its check: checkpatch, git am and a build per patch.
+series:
+	@scripts/harness.sh deps
+	@scripts/series.sh make
+
+series-check: series
+	@scripts/series.sh check
 
 clean:
 	rm -rf build

@@ -1,0 +1,288 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The patch series: a git history over the pristine base tree, one commit per entry of
+# scripts/series/series, exported with git format-patch.
+#
+#   series.sh make    build/series/: 0000-cover-letter.patch and the numbered patches, the
+#                     tree after the last one byte-identical to IMPL=ours, and every patch
+#                     file clean under checkpatch --strict
+#   series.sh check   the series applied with git am, one patch at a time, to a fresh git
+#                     repo of the base tree, with the x86_64 fast config built after each
+#                     (CHECK_ARCHS="arm64 i386" builds those after each patch too; by default
+#                     they are built after the last one); the final tree byte-identical to
+#                     IMPL=ours
+#
+# The cover letter is scripts/series/cover.in with @BASE@ (the base version), @BENCH@ (the
+# last make bench table) and @TESTED@ (the last make check results), each only if it was
+# measured on the kernel sources being exported (scripts/srchash.sh); else the cover letter
+# says what is missing, and SERIES_STRICT=1 makes that an error.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/kconfig.sh
+. "$TOP/scripts/kconfig.sh"
+B=${BUILD:-$TOP/build}
+JOBS=${JOBS:-$(nproc)}
+SRC_STOCK=$B/src/stock
+SPEC=$TOP/scripts/series
+OUT=$B/series
+REPO=$B/series-git
+OVERLAY_DIRS="kernel include arch Documentation tools"
+
+say() { printf '[series] %s\n' "$*" >&2; }
+die() { printf '[series] error: %s\n' "$*" >&2; exit 1; }
+
+# The project's identity, and a fixed date (the project commit's), so that the same sources
+# give the same series.
+ident() { git -C "$TOP" log -1 --format='%an <%ae>'; }
+export GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+export GIT_AUTHOR_DATE GIT_COMMITTER_DATE
+set_ident() {
+	GIT_AUTHOR_NAME=$(git -C "$TOP" log -1 --format=%an)
+	GIT_AUTHOR_EMAIL=$(git -C "$TOP" log -1 --format=%ae)
+	GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+	GIT_AUTHOR_DATE=$(git -C "$TOP" log -1 --format=%cI)
+	GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
+}
+
+# The entries of the series file, one per line: continuation lines joined, comments dropped.
+entries() {
+	sed -e 's/#.*//' "$SPEC/series" | awk '
+		{ line = line $0 }
+		/\\[[:space:]]*$/ { sub(/\\[[:space:]]*$/, " ", line); next }
+		{ if (line ~ /[^[:space:]]/) print line; line = "" }'
+}
+
+# Overlay paths of ITEM (a file, or a directory: every file under it), one per line.
+overlay_paths() {
+	(cd "$TOP" && find "${1%/}" -type f ! -name '.*' ! -name '*.o' | sort)
+}
+
+# Every overlay file and every patch, as the series names them ("patches/NAME").
+all_items() {
+	local d
+	for d in $OVERLAY_DIRS; do
+		[ -d "$TOP/$d" ] && overlay_paths "$d"
+	done
+	(cd "$TOP" && ls patches/*.patch)
+}
+
+# Each file and patch in exactly one entry; every entry's files exist.
+check_spec() {
+	local used kind rest item
+	used=$(entries | while read -r kind rest; do
+		case $kind in
+		patch) echo "patches/$rest" ;;
+		commit)
+			set -- $rest
+			[ -f "$SPEC/$1.msg" ] || die "scripts/series/$1.msg missing"
+			shift
+			for item in "$@"; do
+				case $item in
+				patches/*) echo "$item" ;;
+				*) [ -e "$TOP/$item" ] || die "series names $item, which is not in the repo"
+				   overlay_paths "$item" ;;
+				esac
+			done ;;
+		*) die "series: unknown entry '$kind'" ;;
+		esac
+	done | sort)
+	[ -z "$(uniq -d <<<"$used")" ] || die "series uses these twice: $(uniq -d <<<"$used" | xargs)"
+	local missing
+	missing=$(comm -23 <(all_items | sort) <(sort -u <<<"$used"))
+	[ -z "$missing" ] || die "series leaves out: $(xargs <<<"$missing")"
+	local extra
+	extra=$(comm -13 <(all_items | sort) <(sort -u <<<"$used"))
+	[ -z "$extra" ] || die "series names what does not exist: $(xargs <<<"$extra")"
+}
+
+# Paths a diff changes.
+diff_paths() { sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$1"; }
+
+# The commit message in a patches/ file: everything before its first diff line.
+patch_msg() {
+	awk '/^(--- a\/|diff --git )/ { exit } { print }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+apply_patch() {
+	patch -s -p1 -N --no-backup-if-mismatch -F0 -d "$REPO" <"$1" >/dev/null ||
+		die "${1#"$TOP"/} does not apply to the series tree without fuzz"
+}
+
+# Commit the paths listed in file $2 (ignored ones too) with message file $1, signed off.
+commit_entry() {
+	local msg=$1
+	printf '\nSigned-off-by: %s\n' "$(ident)" >>"$msg"
+	xargs -a "$2" git -C "$REPO" add -A -f --
+	git -C "$REPO" diff --cached --quiet && die "entry '$(head -1 "$msg")' changes nothing"
+	git -C "$REPO" commit -q --no-verify -F "$msg"
+}
+
+# A git repo of the pristine base tree, committed once, as a user would make it
+# (README: "Applying the series").
+base_repo() {
+	local dir=$1
+	rm -rf "$dir"
+	cp -a "$SRC_STOCK" "$dir"
+	chmod -R u+w "$dir"
+	rm -f "$dir/.extracted"
+	git -C "$dir" init -q
+	# -f: Debian's top-level .gitignore ignores everything at the top of the tree
+	git -C "$dir" add -A -f .
+	git -C "$dir" commit -q --no-verify -m "linux-source-6.1 $(base_version)"
+}
+
+base_version() { make -s -C "$SRC_STOCK" kernelversion 2>/dev/null; }
+
+# The make check results the cover letter reports: those of ours run on these kernel sources,
+# each with 6.1's on the same configuration and architecture if there is one.
+tested() {
+	local src=$1 f sf line config arch p fl sk
+	for f in "$B"/logs/ours-*/stamp; do
+		[ -f "$f" ] && grep -qx "sources $src" "$f" || continue
+		read -r _ _ config arch < <(grep '^run ' "$f")
+		read -r _ p fl sk < <(grep '^counts ' "$f")
+		line="- make check CONFIG=$config ARCH=$arch: $p passed, $fl failed, $sk skipped"
+		sf=${f/\/ours-//stock-}
+		if [ -f "$sf" ]; then
+			read -r _ p fl sk < <(grep '^counts ' "$sf")
+			line+=" (6.1: $p passed, $fl failed, $sk skipped)"
+		fi
+		echo "$line"
+	done
+}
+
+cover_letter() {
+	local cover=$1 src=$2 base=$3 bench tested_txt subject blurb
+	if [ -f "$B/bench/stamp" ] && grep -qx "sources $src" "$B/bench/stamp"; then
+		bench=$(cat "$B/bench/table.md")
+	else
+		[ "${SERIES_STRICT:-0}" = 0 ] || die "no make bench table measured on these sources"
+		bench="(make bench has not been run on these sources)"
+	fi
+	tested_txt=$(tested "$src")
+	if [ -z "$tested_txt" ]; then
+		[ "${SERIES_STRICT:-0}" = 0 ] || die "no make check results on these sources"
+		tested_txt="(make check has not been run on these sources)"
+	fi
+	subject=$(head -1 "$SPEC/cover.in")
+	blurb=$(tail -n +3 "$SPEC/cover.in")
+	blurb=${blurb//@BASE@/$base}
+	blurb=${blurb//@BENCH@/$bench}
+	blurb=${blurb//@TESTED@/$tested_txt}
+	blurb=${blurb//@SOURCES@/$src}
+	SUBJECT=$subject BLURB=$blurb perl -0pi -e \
+		's/\*\*\* SUBJECT HERE \*\*\*/$ENV{SUBJECT}/; s/\*\*\* BLURB HERE \*\*\*/$ENV{BLURB}/' "$cover"
+}
+
+cmd_make() {
+	local kind rest msg item src base t0=$SECONDS
+	"$TOP/scripts/harness.sh" tree >/dev/null
+	check_spec
+	set_ident
+	src=$("$TOP/scripts/srchash.sh")
+	base=$(base_version)
+	say "base tree $base into a git repo ($REPO)"
+	base_repo "$REPO"
+	msg=$(mktemp) paths=$(mktemp)
+	while read -r kind rest; do
+		: >"$paths"
+		case $kind in
+		patch)
+			patch_msg "$TOP/patches/$rest" >"$msg"
+			apply_patch "$TOP/patches/$rest"
+			diff_paths "$TOP/patches/$rest" >>"$paths" ;;
+		commit)
+			set -- $rest
+			cat "$SPEC/$1.msg" >"$msg"
+			shift
+			for item in "$@"; do
+				case $item in
+				patches/*)
+					apply_patch "$TOP/$item"
+					diff_paths "$TOP/$item" >>"$paths" ;;
+				*) overlay_paths "$item" | while read -r f; do
+					mkdir -p "$REPO/$(dirname "$f")"
+					cp "$TOP/$f" "$REPO/$f"
+					echo "$f" >>"$paths"
+				   done ;;
+				esac
+			done ;;
+		esac
+		commit_entry "$msg" "$paths"
+	done < <(entries)
+	rm -f "$msg" "$paths"
+	# The series must give exactly IMPL=ours.
+	diff -r -q -x .git -x .copied -x .extracted "$REPO" "$B/src/ours" >/dev/null ||
+		die "the series tree differs from IMPL=ours: diff -r -x .git $REPO $B/src/ours"
+	rm -rf "$OUT"
+	git -C "$REPO" format-patch -q --no-signature --cover-letter --base=HEAD~$(entries | wc -l) \
+		-o "$OUT" HEAD~"$(entries | wc -l)"..HEAD
+	cover_letter "$OUT"/0000-cover-letter.patch "$src" "$base"
+	say "$(entries | wc -l) patches and a cover letter in $OUT ($((SECONDS - t0)) s)"
+	checkpatch_all
+}
+
+# checkpatch --strict on every patch file: no error, warning or check.
+checkpatch_all() {
+	local p out bad=0
+	for p in "$OUT"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case $p in */0000-cover-letter.patch) continue ;; esac
+		out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --strict --terse --show-types -q "$p" 2>&1 |
+			grep -E ': (ERROR|WARNING|CHECK):' || true)
+		[ -z "$out" ] && continue
+		printf '%s\n' "$out" | sed "s,^$OUT/,," >&2
+		bad=1
+	done
+	[ $bad = 0 ] || die "checkpatch --strict complains about the patches above"
+	say "checkpatch --strict: every patch clean"
+}
+
+# Build tree $1 for $2 (x86_64, arm64, i386) into $B/obj/series-$2: tinyconfig + the fast
+# fragments (x86_64; the harness's), or the cross build's (the others).
+build_tree() {
+	local tree=$1 arch=$2 obj=$B/obj/series-$2 karch cross c=$TOP/scripts/configs frags=()
+	case $arch in
+	x86_64) karch=x86_64 cross=
+		frags=("$c/fast.config" "$c/arch-x86_64.config" "$TOP/tools/testing/selftests/uprobes/config") ;;
+	arm64) karch=arm64 cross=aarch64-linux-gnu- frags=("$c/cross.config") ;;
+	i386) karch=i386 cross= frags=("$c/cross.config") ;;
+	esac
+	[ "$arch" = x86_64 ] || [ ! -f "$c/cross-$arch.config" ] || frags+=("$c/cross-$arch.config")
+	kconfig_configure "$tree" "$obj" "$karch" "$cross" "${frags[@]}" || die "configuring $arch failed"
+	make -s -C "$tree" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" \
+		HOSTCC="ccache gcc" -j"$JOBS" >"$obj/build.log" 2>&1 || {
+		tail -30 "$obj/build.log" >&2
+		return 1
+	}
+}
+
+cmd_check() {
+	local p n=0 tree=$B/series-check t0=$SECONDS arch
+	[ -f "$OUT/0000-cover-letter.patch" ] || die "no series: run 'make series' first"
+	set_ident
+	base_repo "$tree"
+	for p in "$OUT"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case $p in */0000-cover-letter.patch) continue ;; esac
+		n=$((n + 1))
+		git -C "$tree" am -q "$p" || die "git am ${p##*/} failed"
+		for arch in x86_64 ${CHECK_ARCHS:-}; do
+			build_tree "$tree" "$arch" || die "${p##*/}: the $arch build fails"
+		done
+		say "${p##*/}: applies, builds ($((SECONDS - t0)) s)"
+	done
+	for arch in arm64 i386; do
+		case " ${CHECK_ARCHS:-} " in *" $arch "*) continue ;; esac
+		build_tree "$tree" "$arch" || die "the $arch build after the last patch fails"
+		say "$arch builds after the last patch"
+	done
+	diff -r -q -x .git "$tree" "$B/src/ours" >/dev/null || die "the tree after git am differs from IMPL=ours"
+	say "$n patches: each applies with git am and builds; the result is IMPL=ours ($((SECONDS - t0)) s)"
+}
+
+case ${1:-make} in
+make) cmd_make ;;
+check) cmd_check ;;
+*) die "usage: series.sh make|check" ;;
+esac
