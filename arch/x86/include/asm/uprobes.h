@@ -137,13 +137,7 @@ struct arch_uprobe_task {
 
 struct pt_regs;
 
-#ifdef CONFIG_UPROBES
+/* Asked by do_int3_user() first: see arch/x86/kernel/uprobes.c. */
 bool uprobe_trap_int3(struct pt_regs *regs);
-#else
-static inline bool uprobe_trap_int3(struct pt_regs *regs)
-{
-	return false;
-}
-#endif
 
 #endif /* _ASM_X86_UPROBES_H */
