@@ -133,7 +133,7 @@ base_repo() {
 	git -C "$dir" commit -q --no-verify -m "linux-source-6.1 $(base_version)"
 }
 
-base_version() { make -s -C "$SRC_STOCK" kernelversion 2>/dev/null; }
+base_version() { make -s -C "$SRC_STOCK" ARCH=x86 kernelversion 2>/dev/null; }
 
 # The make check results the cover letter reports: those of ours run on these kernel sources,
 # each with 6.1's on the same configuration and architecture if there is one.
