@@ -1376,17 +1376,39 @@ static void *alt_thread(void *arg)
 	return (void *)ur_alt_f(7);
 }
 
-static char *map_anon(size_t len)
+/*
+ * Map the thread's stack and the alternate signal stack as two mappings
+ * in the order asked, whatever mmap() would pick: one reservation, its
+ * two ends made writable, an inaccessible page between them so that the
+ * two never merge into one mapping. Returns 0, or -1 if mmap() failed.
+ */
+static int map_stacks(bool alt_above, char **stk, char **alt)
 {
-	return mmap(NULL, len, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t gap = sysconf(_SC_PAGESIZE);
+	char *p;
+
+	p = mmap(NULL, UR_STK_SIZE + gap + UR_ALT_SIZE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (alt_above) {
+		*stk = p;
+		*alt = p + UR_STK_SIZE + gap;
+	} else {
+		*alt = p;
+		*stk = p + UR_ALT_SIZE + gap;
+	}
+	if (mprotect(*stk, UR_STK_SIZE, PROT_READ | PROT_WRITE) ||
+	    mprotect(*alt, UR_ALT_SIZE, PROT_READ | PROT_WRITE))
+		return -1;
+	return 0;
 }
 
 /*
- * The altstack child: a thread on an mmap()ed stack mapped after (so
- * below) the alternate signal stack when @alt_above, before (above) it
- * otherwise, calls ur_alt_f(), whose SIGUSR1 handler runs on the
- * alternate stack and calls ur_alt_g().  Exits 0 when both returned right.
+ * The altstack child: a thread on an mmap()ed stack mapped below the
+ * alternate signal stack when @alt_above, above it otherwise, calls
+ * ur_alt_f(), whose SIGUSR1 handler runs on the alternate stack and
+ * calls ur_alt_g().  Exits 0 when both returned right.
  */
 static void alt_child(bool alt_above)
 {
@@ -1399,14 +1421,7 @@ static void alt_child(bool alt_above)
 	pthread_t th;
 	char *stk;
 
-	if (alt_above) {
-		ur_alt = map_anon(UR_ALT_SIZE);
-		stk = map_anon(UR_STK_SIZE);
-	} else {
-		stk = map_anon(UR_STK_SIZE);
-		ur_alt = map_anon(UR_ALT_SIZE);
-	}
-	if (ur_alt == MAP_FAILED || stk == MAP_FAILED)
+	if (map_stacks(alt_above, &stk, &ur_alt))
 		_exit(UR_EXIT_SETUP);
 	if (alt_above ? stk + UR_STK_SIZE > ur_alt :
 			ur_alt + UR_ALT_SIZE > stk)
