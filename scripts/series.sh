@@ -177,7 +177,7 @@ cover_letter() {
 }
 
 cmd_make() {
-	local kind rest msg item src base t0=$SECONDS
+	local kind rest msg paths item src base n t0=$SECONDS
 	"$TOP/scripts/harness.sh" tree >/dev/null
 	check_spec
 	set_ident
@@ -217,10 +217,11 @@ cmd_make() {
 	diff -r -q -x .git -x .copied -x .extracted "$REPO" "$B/src/ours" >/dev/null ||
 		die "the series tree differs from IMPL=ours: diff -r -x .git $REPO $B/src/ours"
 	rm -rf "$OUT"
-	git -C "$REPO" format-patch -q --no-signature --cover-letter --base=HEAD~$(entries | wc -l) \
-		-o "$OUT" HEAD~"$(entries | wc -l)"..HEAD
+	n=$(entries | wc -l)
+	git -C "$REPO" format-patch -q --no-signature --cover-letter --base="HEAD~$n" \
+		-o "$OUT" "HEAD~$n..HEAD"
 	cover_letter "$OUT"/0000-cover-letter.patch "$src" "$base"
-	say "$(entries | wc -l) patches and a cover letter in $OUT ($((SECONDS - t0)) s)"
+	say "$n patches and a cover letter in $OUT ($((SECONDS - t0)) s)"
 	checkpatch_all
 }
 
@@ -247,10 +248,10 @@ checkpatch_all() {
 build_tree() {
 	local tree=$1 arch=$2 obj=$B/obj/series-$2 karch cross c=$TOP/scripts/configs frags=()
 	case $arch in
-	x86_64) karch=x86_64 cross=
+	x86_64) karch=x86_64 cross=''
 		frags=("$c/fast.config" "$c/arch-x86_64.config" "$TOP/tools/testing/selftests/uprobes/config") ;;
 	arm64) karch=arm64 cross=aarch64-linux-gnu- frags=("$c/cross.config") ;;
-	i386) karch=i386 cross= frags=("$c/cross.config") ;;
+	i386) karch=i386 cross='' frags=("$c/cross.config") ;;
 	esac
 	[ "$arch" = x86_64 ] || [ ! -f "$c/cross-$arch.config" ] || frags+=("$c/cross-$arch.config")
 	kconfig_configure "$tree" "$obj" "$karch" "$cross" "${frags[@]}" || die "configuring $arch failed"
