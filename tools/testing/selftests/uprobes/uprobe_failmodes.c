@@ -839,13 +839,6 @@ TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-/* the register that holds ui_fault()'s pointer, in a ucontext_t */
-#if defined(__x86_64__)
-#define FM_UC_ARG0(uc)	((uc)->uc_mcontext.gregs[REG_RDI])
-#else
-#define FM_UC_ARG0(uc)	((uc)->uc_mcontext.regs[0])
-#endif
-
 /* what the SIGSEGV handler saw */
 static long fm_good = 0x600d;
 static uint64_t fm_segv_addr, fm_segv_pc;
@@ -859,7 +852,7 @@ static void segv_fix_pointer(int sig, siginfo_t *si, void *ucv)
 	UT_WRITE_ONCE(fm_segv, UT_READ_ONCE(fm_segv) + 1);
 	UT_WRITE_ONCE(fm_segv_addr, (uintptr_t)si->si_addr);
 	UT_WRITE_ONCE(fm_segv_pc, UT_UC_PC(uc));
-	FM_UC_ARG0(uc) = (uintptr_t)&fm_good;
+	UT_UC_ARG0(uc) = (uintptr_t)&fm_good;
 }
 
 /*

@@ -34,7 +34,8 @@
  * its note operand UT_SDT_REG_NOTE and fetch-arg UT_SDT_REG_FETCH;
  * UT_BP: the breakpoint a probe writes, as UT_BP_SIZE bytes in memory
  * (x86: int3; arm64: BRK #0x5, little endian), and UT_BP_ASM in assembly;
- * UT_UC_PC(uc): the program counter in a signal handler's ucontext_t.
+ * UT_UC_PC(uc), UT_UC_ARG0(uc): the program counter and the first integer
+ * argument's register in a signal handler's ucontext_t.
  */
 #if defined(__x86_64__)
 #define UT_ARG0			"%di"
@@ -47,6 +48,7 @@
 #define UT_BP			"\xcc"
 #define UT_BP_ASM		"int3"
 #define UT_UC_PC(uc)		((uc)->uc_mcontext.gregs[REG_RIP])
+#define UT_UC_ARG0(uc)		((uc)->uc_mcontext.gregs[REG_RDI])
 #elif defined(__aarch64__)
 #define UT_ARG0			"%x0"
 #define UT_ARG1			"%x1"
@@ -58,6 +60,7 @@
 #define UT_BP			"\xa0\x00\x20\xd4"
 #define UT_BP_ASM		"brk #0x5"
 #define UT_UC_PC(uc)		((uc)->uc_mcontext.pc)
+#define UT_UC_ARG0(uc)		((uc)->uc_mcontext.regs[0])
 #else
 #error "the uprobes selftests know no breakpoint for this architecture"
 #endif
