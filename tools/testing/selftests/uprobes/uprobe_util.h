@@ -303,6 +303,11 @@ static inline bool ut_no_tracefs(struct __test_metadata *_metadata)
 static inline bool ut_start(struct __test_metadata *_metadata, char *grp,
 			    size_t size, const char *name)
 {
+	const char *only = getenv("UT_ONLY");
+
+	/* UT_ONLY=TEXT runs only the tests whose names contain TEXT */
+	if (only && !strstr(_metadata->name, only))
+		SKIP(return true, "UT_ONLY=%s", only);
 	if (ut_no_tracefs(_metadata))
 		return true;
 	snprintf(grp, size, "%s", name);
