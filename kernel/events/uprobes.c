@@ -100,7 +100,8 @@
  *   it were not probed). Else it is the trampoline in the XOL area, which
  *   unwinders cannot pass. Either way, the return calls
  *   uprobe_handle_return() with the frame of the function that just
- *   returned, which finds its instance by frame, runs the return handlers
+ *   returned, which finds its instance by frame (or the nearest below it,
+ *   for a function that popped its arguments), runs the return handlers
  *   and sends the task to the real return address.
  *   - Calls can end without a return (longjmp, siglongjmp, C++ unwinding):
  *     their instances go stale. An instance is dead when a newer frame is
@@ -3118,6 +3119,12 @@ static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
  * bounded so that a runaway recursion costs at most about 16 KiB per task.
  */
 #define UPROBE_MAX_RETURN_DEPTH	256
+/*
+ * Some instruction sets let a function pop its caller's arguments as it
+ * returns, up to 64 KiB of them: its return comes back with the frame that
+ * far above the one its call started with.
+ */
+#define UPROBE_MAX_POPPED	0xffffUL
 /* Freed instances a task keeps for its next calls, saving the allocator. */
 #define UPROBE_SPARE_INSTANCES	8
 
@@ -3799,9 +3806,11 @@ recycle:
  * @frame: the stack pointer the function had at its entry, where its
  *	return address was; 0 if the architecture could not tell
  *
- * The call is found by @frame, normally the newest instance. Newer ones
- * below @frame on the same stack were unwound without a return and are
- * dropped on the way. The return handlers of the instance (and of the
+ * The call is found by @frame, normally the newest instance; a function
+ * that popped its caller's arguments as it returned reports a frame up to
+ * UPROBE_MAX_POPPED bytes above its instance's. Newer ones below the call's
+ * frame on the same stack were unwound without a return and are dropped on
+ * the way. The return handlers of the instance (and of the
  * instances it tail-called: same frame) run, newest first, with the ip
  * at the real return address. A return that matches no instance cannot be
  * completed (the real return address is unknown): SIGILL.
@@ -3812,24 +3821,41 @@ recycle:
 void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 {
 	struct uprobe_task *utask = current->utask;
-	struct return_instance **link, *ri = NULL;
+	struct return_instance **link, *ri, *target = NULL;
 	struct stack_span span = {};
 	struct uprobe_consumer *uc;
+	unsigned long stack;
 	bool chained;
 	int idx;
 
 	if (!utask || !frame)
 		goto lost;
-	link = &utask->return_instances;
-	while ((ri = *link) && ri->stack != frame) {
-		if (ri->stack < frame && unwound_below(&span, frame, ri->stack)) {
-			drop_return_instance(utask, link);
+	/*
+	 * The call returning: the instance at @frame or, for a function that
+	 * popped its caller's arguments as it returned, the nearest one below
+	 * @frame on its stack.
+	 */
+	for (ri = utask->return_instances; ri; ri = ri->next) {
+		if (ri->stack > frame || frame - ri->stack > UPROBE_MAX_POPPED)
 			continue;
-		}
-		link = &ri->next;	/* another stack's: alive */
+		if (ri->stack != frame && !unwound_below(&span, frame, ri->stack))
+			continue;	/* another stack's */
+		if (!target || ri->stack > target->stack)
+			target = ri;
+		if (ri->stack == frame)
+			break;
 	}
-	if (!ri)
+	if (!target)
 		goto lost;
+	/* Newer instances below it on its stack were unwound. */
+	stack = target->stack;
+	link = &utask->return_instances;
+	while ((ri = *link) != target) {
+		if (ri->stack < stack && unwound_below(&span, frame, ri->stack))
+			drop_return_instance(utask, link);
+		else
+			link = &ri->next;	/* another stack's: alive */
+	}
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	instruction_pointer_set(regs, ri->orig_ret);
@@ -3841,7 +3867,7 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 		}
 		chained = ri->chained;
 		drop_return_instance(utask, link);
-	} while (chained && (ri = *link) && ri->stack == frame);
+	} while (chained && (ri = *link) && ri->stack == stack);
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return;
 

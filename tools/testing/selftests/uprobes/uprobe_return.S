@@ -141,4 +141,28 @@ FUNC(ur_tail_outer)
 	jmp	ur_tail_inner
 END(ur_tail_outer)
 
+/* long ur_pop16(long x): x + 5, returning with ret $16 (pops two words of its caller) */
+FUNC(ur_pop16)
+	lea	5(%rdi), %rax
+	ret	$16
+END(ur_pop16)
+
+/*
+ * long ur_pop_call(long x): pushes two words and calls ur_pop16(x), which
+ * pops them: its result, or -1 if the stack pointer came back wrong.
+ */
+FUNC(ur_pop_call)
+	push	%rbx
+	mov	%rsp, %rbx
+	push	$0
+	push	$0
+	call	ur_pop16
+	cmp	%rsp, %rbx
+	je	1f
+	mov	$-1, %rax
+	mov	%rbx, %rsp
+1:	pop	%rbx
+	ret
+END(ur_pop_call)
+
 	.section .note.GNU-stack, "", @progbits

@@ -595,6 +595,35 @@ TEST_F(ret, tail_call)
 }
 
 /*
+ * A return-probed function that pops its caller's arguments as it returns
+ * (ret $16), called from a return-probed function: both return probes fire
+ * once per call with the right $retval, and the stack comes back as the
+ * caller left it.
+ */
+TEST_F(ret, callee_pops)
+{
+#if defined(__x86_64__)
+	long want[8];
+	int i;
+
+	if (START("ust_rtpop"))
+		return;
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rtpop_i", "ur_pop16",
+			       "ret=$retval"));
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rtpop_o", "ur_pop_call",
+			       "ret=$retval"));
+	for (i = 0; i < 8; i++) {
+		want[i] = i + 5;
+		EXPECT_EQ(want[i], ur_pop_call(i));
+	}
+	expect_rets(_metadata, "ust_rtpop_i", getpid(), want, 8);
+	expect_rets(_metadata, "ust_rtpop_o", getpid(), want, 8);
+#else
+	SKIP(return, "x86-64 only: no callee-pops return in this test's assembly");
+#endif
+}
+
+/*
  * Recursion 100 deep: 100 entries and 100 returns, innermost first, each
  * $retval exact.  Stock 6.1 stops at its bound of 64 pending returns.
  */

@@ -89,6 +89,11 @@ long ur_cxx_g1(long x, int do_throw);
 /* ur_tail_outer(x) jumps to ur_tail_inner(x + 10) = 2 * (x + 10) + 1 */
 long ur_tail_outer(long x);
 long ur_tail_inner(long x);
+#if defined(__x86_64__)
+/* ur_pop_call(x) calls ur_pop16(x) = x + 5, which returns with ret $16 */
+long ur_pop_call(long x);
+long ur_pop16(long x);
+#endif
 
 #ifdef __cplusplus
 }
