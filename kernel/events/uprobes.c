@@ -3882,17 +3882,20 @@ lost:
  * @regs: the user registers at system call entry
  *
  * Used by seccomp and syscall user dispatch, which must not filter a call
- * the program never made.
+ * the program never made, and by the system call itself.
  *
  * Return: true if the call is the return-probe system call made by the
- * system call instruction of current's trampoline.
+ * system call instruction of current's trampoline, and a return probe of
+ * current is pending. A program that calls into the trampoline itself,
+ * with none pending, makes a system call like any other.
  */
 bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 {
+	struct uprobe_task *utask = current->utask;
 	struct mm_struct *mm = current->mm;
 	struct xol_area *area;
 
-	if (!mm)
+	if (!mm || !utask || !utask->return_instances)
 		return false;
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);

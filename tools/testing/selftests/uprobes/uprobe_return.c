@@ -81,6 +81,8 @@ enum {
 	UR_EXIT_LAYOUT,		/* the two stacks are not in the order asked */
 	UR_EXIT_OFFSTACK,	/* the signal handler ran off the alternate stack */
 	UR_EXIT_EXEC,		/* execve() failed */
+	UR_EXIT_NOSTUB,		/* no return stub code in the vDSO */
+	UR_EXIT_SIGSYS,		/* SIGSYS, as a seccomp filter asked */
 };
 
 /* argv[1] that makes the binary run ur_exec_image() instead of the tests */
@@ -1183,6 +1185,108 @@ TEST_F(ret, seccomp_strict)
 	if (START("ust_rtstrict"))
 		return;
 	seccomp_run(_metadata, self->grp, &self->child, true);
+}
+
+#if defined(__x86_64__)
+/*
+ * The vDSO's return-stub common code: three stores to the red zone, then
+ * "mov $335, %eax; syscall; int3". Its address, or 0 when there is none.
+ */
+static uintptr_t vdso_stub_common(void)
+{
+	static const uint8_t tail[] = { 0xb8, 0x4f, 0x01, 0x00, 0x00,
+					0x0f, 0x05, 0xcc };
+	uintptr_t lo, hi, a;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return 0;
+	lo = 0;
+	hi = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	fclose(f);
+	for (a = lo + 15; a + sizeof(tail) <= hi; a++)
+		if (!memcmp((void *)a, tail, sizeof(tail)))
+			return a - 15;
+	return 0;
+}
+
+static void sigsys_exit(int sig)
+{
+	_exit(UR_EXIT_SIGSYS);
+}
+
+/*
+ * The child: under a filter that traps syscall 335, run the vDSO's
+ * return-stub code with no return probe pending.
+ */
+static void stub_syscall_child(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, UR_NR_URETPROBE, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = ARRAY_SIZE(filter),
+		.filter = filter,
+	};
+	uintptr_t common = vdso_stub_common();
+
+	if (!common)
+		_exit(UR_EXIT_NOSTUB);
+	if (signal(SIGSYS, sigsys_exit) == SIG_ERR ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		_exit(UR_EXIT_SETUP);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+		_exit(errno == EINVAL ? UR_EXIT_NOSECCOMP : UR_EXIT_SETUP);
+	/* never returns: SIGSYS, or SIGILL from the system call itself */
+	asm volatile("call *%0" : : "r"(common) : "rax", "rcx", "r11",
+		     "memory");
+	_exit(UR_EXIT_BAD);
+}
+#endif
+
+/*
+ * The return stubs' system call, made with no return probe pending (a
+ * program calling into the stubs), is filtered by seccomp like any other
+ * system call: a filter that traps it gets SIGSYS. Stock 6.1 has no
+ * return stubs.
+ */
+TEST_F(ret, seccomp_stub_syscall_unpending)
+{
+#if defined(__x86_64__)
+	int status;
+
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		stub_syscall_child();
+	status = reap(&self->child);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == UR_EXIT_NOSECCOMP)
+		SKIP(return, "CONFIG_SECCOMP_FILTER not enabled (%s)",
+		     "prctl(PR_SET_SECCOMP) says EINVAL");
+	if (ut_impl_is_stock()) {
+		EXPECT_TRUE(WIFEXITED(status) &&
+			    WEXITSTATUS(status) == UR_EXIT_NOSTUB) {
+			TH_LOG("child %s", status_str(status));
+		}
+		UT_STOCK_FAILS("no return stubs in its vDSO");
+		return;
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == UR_EXIT_SIGSYS) {
+		TH_LOG("child %s", status_str(status));
+	}
+#else
+	SKIP(return, "x86-64 only: no return stubs here");
+#endif
 }
 
 /* ---- 10: registers ---- */
