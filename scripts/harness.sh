@@ -446,7 +446,7 @@ cmd_shell() {
 }
 
 # Kernel problems that fail a run whatever the tests said.
-CONSOLE_BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|kernel BUG|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|possible deadlock|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|INFO: task .* blocked|Bad page|Bad rss-counter|list_add corruption|list_del corruption|refcount_t:'
+CONSOLE_BAD='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN|kernel BUG|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|possible deadlock|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|INFO: task .* blocked|rcu: INFO: rcu_.* detected stalls|rcu_.* self-detected stall|rcu: .* kthread starved|Bad page|Bad rss-counter|list_add corruption|list_del corruption|refcount_t:'
 
 console_problems() {
 	grep -aE "$CONSOLE_BAD" "$LOGS/console.log" || true
