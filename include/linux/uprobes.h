@@ -203,10 +203,12 @@ void uprobe_unregister(struct inode *inode, loff_t offset,
 unsigned long uprobe_unregister_nosync(struct inode *inode, loff_t offset,
 				       struct uprobe_consumer *uc);
 void uprobe_unregister_wait(unsigned long cookie);
+bool uprobe_unregister_done(unsigned long cookie);
 int uprobe_get_stats(struct inode *inode, loff_t offset,
 		     struct uprobe_stats *stats);
 struct uprobe *uprobe_stats_hold(struct inode *inode, loff_t offset);
 void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats);
+void uprobe_stats_peek(struct uprobe *uprobe, struct uprobe_stats *stats);
 void uprobe_synchronize(void);
 
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
@@ -432,6 +434,11 @@ static inline void uprobe_unregister_wait(unsigned long cookie)
 {
 }
 
+static inline bool uprobe_unregister_done(unsigned long cookie)
+{
+	return true;
+}
+
 static inline int uprobe_get_stats(struct inode *inode, loff_t offset,
 				   struct uprobe_stats *stats)
 {
@@ -446,6 +453,12 @@ static inline struct uprobe *uprobe_stats_hold(struct inode *inode,
 
 static inline void uprobe_stats_release(struct uprobe *uprobe,
 					struct uprobe_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+}
+
+static inline void uprobe_stats_peek(struct uprobe *uprobe,
+				     struct uprobe_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 }

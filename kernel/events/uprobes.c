@@ -1952,6 +1952,20 @@ void uprobe_unregister_wait(unsigned long cookie)
 EXPORT_SYMBOL_GPL(uprobe_unregister_wait);
 
 /**
+ * uprobe_unregister_done - have the handlers of a nosync unregister returned?
+ * @cookie: what uprobe_unregister_nosync() returned
+ *
+ * Context: any; never waits.
+ *
+ * Return: true once uprobe_unregister_wait(@cookie) would not wait.
+ */
+bool uprobe_unregister_done(unsigned long cookie)
+{
+	return poll_state_synchronize_srcu(&uprobes_srcu, cookie);
+}
+EXPORT_SYMBOL_GPL(uprobe_unregister_done);
+
+/**
  * uprobe_apply - re-evaluate @uc's filter over the current mappings
  * @inode: the probed file
  * @offset: file offset of the probed instruction
@@ -2078,6 +2092,22 @@ void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats)
 	put_uprobe(uprobe);
 }
 EXPORT_SYMBOL_GPL(uprobe_stats_release);
+
+/**
+ * uprobe_stats_peek - read a held probe's counts so far
+ * @uprobe: what uprobe_stats_hold() returned, or NULL
+ * @stats: filled as by uprobe_get_stats(); zeroes for a NULL @uprobe
+ *
+ * The counts are final once the handlers the hold waits for have returned
+ * (uprobe_unregister_done()).
+ */
+void uprobe_stats_peek(struct uprobe *uprobe, struct uprobe_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	if (uprobe)
+		sum_stats(uprobe, stats);
+}
+EXPORT_SYMBOL_GPL(uprobe_stats_peek);
 
 /* ------------------------------------------------------- mm hooks */
 
