@@ -17,9 +17,11 @@
  *
  * Objects
  *   struct trace_uprobe	one probe: a file (pinned path), an offset, an
- *				SDT counter offset, the consumer registered
- *				with the uprobes core, per-CPU hit counts.
- *				Embeds its struct trace_probe (last member).
+ *				SDT counter offset, its registration with the
+ *				uprobes core, per-CPU hit counts. Embeds its
+ *				struct trace_probe (last member).
+ *   struct tu_reg		one registration: the consumer the core calls,
+ *				and where its counts started.
  *   struct trace_probe_event	the event (library object): one or more
  *				trace_uprobes ("siblings", same arguments)
  *				share it, its files and its perf filter.
@@ -34,24 +36,28 @@
  *
  * Lifetimes
  *   - A trace_uprobe lives from its definition until its deletion (or, for
- *     perf's local ones, destroy_local_trace_uprobe()). Its consumer is
- *     registered with the core only while the event is enabled (by a trace
- *     file or by perf). Disabling does not wait for the handlers still
- *     running (uprobe_unregister_nosync()), so that disabling a group of
- *     many events waits for one grace period, not one per event: they
- *     find no trace file left and record nothing. Before anything they
- *     use is freed (perf's buffers, the event, the trace_uprobe) or the
- *     consumer is registered again, wait_unregistered() waits for them;
- *     so does a read of uprobe_profile or uprobe_stats, whose counts for a
- *     disabled event are then final.
- *   - From its unregistration to that wait a trace_uprobe holds the core's
- *     probe (uprobe_stats_hold()): the handlers still running count their
- *     hits there, and the wait then adds them to its statistics.
+ *     perf's local ones, destroy_local_trace_uprobe()). It is registered
+ *     with the core only while the event is enabled (by a trace file or by
+ *     perf), each time with a new tu_reg. Nothing under event_mutex waits
+ *     for the handlers of a registration, except for perf, which frees its
+ *     buffers as soon as the event is disabled: disabling unregisters
+ *     without waiting (uprobe_unregister_nosync()) and retires the tu_reg,
+ *     which is freed once its handlers have returned (polled whenever the
+ *     trace_uprobe is used, or waited for by the deferred free). The
+ *     handlers still running find no trace file left and record nothing.
+ *   - A retired tu_reg holds the core's probe (uprobe_stats_hold()): the
+ *     handlers still running count their hits there; its counts are final
+ *     once they have returned, and then move to the trace_uprobe's.
  *   - Deletion is refused (-EBUSY) while the event is enabled or perf holds
- *     it; a sibling of an enabled event is unregistered first, then freed.
- *   - Trace file links are freed by RCU; handlers read them under
- *     rcu_read_lock() only around the (non-sleeping) copy into the buffer.
- *
+ *     it; a sibling of an enabled event is unregistered first. The deleted
+ *     trace_uprobe leaves the lists at once and is freed (with its event,
+ *     if it was the last probe of it) by a work item that waits for its
+ *     handlers, outside event_mutex.
+ *   - Trace file links are freed by RCU; handlers use them and their files
+ *     under rcu_read_lock() only, around the (non-sleeping) copy into the
+ *     buffer. An event's files go with the event once an RCU grace period
+ *     has passed since the last one left (files_gp).
+
  * Locks
  *   dyn_event_ops_mutex  held by dyn_event_create() around parsing: it
  *			guards the library's error log.
@@ -115,6 +121,13 @@
 /* Records up to this size are fetched on the stack. */
 #define UPROBE_STACK_RECORD	256
 
+/*
+ * RCU state when a trace file last left a uprobe event (event_mutex):
+ * handlers use the files they find only inside rcu_read_lock(), so the
+ * files may be freed once this grace period has passed.
+ */
+static unsigned long files_gp;
+
 /**
  * struct uprobe_record_head - the fixed part of a record
  * @ent: the common trace entry header
@@ -129,42 +142,66 @@ struct uprobe_record_head {
 /**
  * struct trace_uprobe - one uprobe of a uprobe event
  * @devent: link in the dynamic event list (not for perf's local events)
- * @consumer: our consumer in the uprobes core
  * @path: the probed file (a reference is held)
  * @inode: the inode the core probes (the real one under overlayfs)
  * @filename: the path as the user wrote it
  * @offset: file offset of the probed instruction
  * @ref_ctr_offset: file offset of the SDT counter, 0 for none
  * @nhits: per-CPU count of handler calls
- * @registered: @consumer is registered with the core
- * @unreg_pending: @consumer was unregistered without waiting for its
- *	handlers
- * @unreg_cookie: the core's cookie to wait for them
- * @held: the core's probe, held from the unregistration to that wait
- * @stats_start: the core's counts for the probe when @consumer was
- *	registered (the core's probe may serve other consumers too)
- * @stats_done: the core's counts over the earlier registrations
+ * @is_ret: a return probe
+ * @owns_event: deleted as the last probe of its event, which its
+ *	deferred free frees too
+ * @reg: the registration with the core, NULL while not registered
+ * @retired: earlier registrations whose handlers may still run
+ *	(struct tu_reg.node)
+ * @stats_done: the core's counts over the earlier registrations that
+ *	are final
+ * @free_work: deferred free after deletion (tu_free_work())
  * @text_room: most bytes of strings a trace record may hold and still
  *	print as one line of text (trace_text_room())
  * @tp: the library's probe: event, arguments (must be last)
  */
 struct trace_uprobe {
 	struct dyn_event devent;
-	struct uprobe_consumer consumer;
 	struct path path;
 	struct inode *inode;
 	char *filename;
 	unsigned long offset;
 	unsigned long ref_ctr_offset;
 	unsigned long __percpu *nhits;
-	bool registered;
-	bool unreg_pending;
-	unsigned long unreg_cookie;
-	struct uprobe *held;
-	struct uprobe_stats stats_start;
+	bool is_ret;
+	bool owns_event;
+	struct tu_reg *reg;
+	struct list_head retired;
 	struct uprobe_stats stats_done;
+	struct work_struct free_work;
 	int text_room;
 	struct trace_probe tp;
+};
+
+/**
+ * struct tu_reg - one registration of a trace_uprobe with the core
+ * @consumer: the consumer registered
+ * @tu: the probe it serves
+ * @stats_start: the core's counts for the probe at registration (the
+ *	core's probe may serve other consumers too)
+ * @held: from unregistration, the core's probe, held for its counts
+ * @cookie: from unregistration, the core's cookie for its handlers
+ * @folded: its counts are in @tu's stats_done already: a later
+ *	registration took the same core probe and counts from there on
+ * @node: link in @tu's retired list from unregistration
+ *
+ * A new registration gets a new consumer, so that it never waits for the
+ * handlers of an old one, which may still walk the old consumer's links.
+ */
+struct tu_reg {
+	struct uprobe_consumer consumer;
+	struct trace_uprobe *tu;
+	struct uprobe_stats stats_start;
+	struct uprobe *held;
+	unsigned long cookie;
+	bool folded;
+	struct list_head node;
 };
 
 /**
@@ -213,12 +250,12 @@ static struct trace_uprobe *tp_to_tu(struct trace_probe *tp)
 
 static struct trace_uprobe *uc_to_tu(struct uprobe_consumer *uc)
 {
-	return container_of(uc, struct trace_uprobe, consumer);
+	return container_of(uc, struct tu_reg, consumer)->tu;
 }
 
 static bool is_ret_probe(struct trace_uprobe *tu)
 {
-	return !!tu->consumer.ret_handler;
+	return tu->is_ret;
 }
 
 static int head_size(struct trace_uprobe *tu)
@@ -358,7 +395,7 @@ static unsigned long user_stack_nth(struct pt_regs *regs, unsigned int n)
  * @+OFFSET: OFFSET from where the probed segment's mapping puts file offset
  * 0. For the usual ELF layout (each segment's file offsets equal its link
  * addresses up to one bias) that is the object at link address OFFSET, in
- * any segment; this is the rule of 6.1, which users' offsets rely on.
+ * any segment; users' offsets rely on this rule (part of the ABI).
  */
 static unsigned long foffs_to_vaddr(struct uprobe_fetch *uf,
 				    unsigned long foffs)
@@ -766,65 +803,137 @@ static void stats_add_delta(struct uprobe_stats *sum,
 }
 
 /*
- * The core's counts for @tu's probe while @tu used it. Caller holds
- * event_mutex (registration state).
+ * A retired registration's handlers have all returned: its counts are final.
+ * Caller holds event_mutex or owns @tu (deleted).
  */
-static void tu_stats(struct trace_uprobe *tu,
-		     struct uprobe_stats *st)
+static void reg_done(struct trace_uprobe *tu, struct tu_reg *reg)
 {
 	struct uprobe_stats now;
 
-	lockdep_assert_held(&event_mutex);
-	*st = tu->stats_done;
-	if (tu->registered && !uprobe_get_stats(tu->inode, tu->offset, &now))
-		stats_add_delta(st, &now, &tu->stats_start);
+	uprobe_stats_release(reg->held, &now);
+	if (!reg->folded)
+		stats_add_delta(&tu->stats_done, &now, &reg->stats_start);
+	list_del(&reg->node);
+	kfree(reg);
+}
+
+/* Free the retired registrations whose handlers have returned; never waits. */
+static void reap_retired(struct trace_uprobe *tu)
+{
+	struct tu_reg *reg, *next;
+
+	list_for_each_entry_safe(reg, next, &tu->retired, node)
+		if (uprobe_unregister_done(reg->cookie))
+			reg_done(tu, reg);
 }
 
 /*
- * No handler of @tu's consumer runs any more; the hits they served are in
- * @tu's statistics.
+ * The core's counts for @tu's probe while @tu used it, the hits of
+ * handlers still running after a disable included as far as they got.
+ * Caller holds event_mutex (registration state).
+ *
+ * Return: true while those handlers may still add to the counts.
  */
-static void wait_unregistered(struct trace_uprobe *tu)
+static bool tu_stats(struct trace_uprobe *tu, struct uprobe_stats *st)
 {
 	struct uprobe_stats now;
+	struct tu_reg *reg;
+	bool settling = false;
 
-	if (!tu->unreg_pending)
-		return;
-	uprobe_unregister_wait(tu->unreg_cookie);
-	if (tu->held) {
-		uprobe_stats_release(tu->held, &now);
-		stats_add_delta(&tu->stats_done, &now, &tu->stats_start);
-		tu->held = NULL;
+	lockdep_assert_held(&event_mutex);
+	reap_retired(tu);
+	*st = tu->stats_done;
+	list_for_each_entry(reg, &tu->retired, node) {
+		if (reg->folded)
+			continue;
+		uprobe_stats_peek(reg->held, &now);
+		stats_add_delta(st, &now, &reg->stats_start);
+		settling = true;
 	}
-	tu->unreg_pending = false;
+	if (tu->reg && !uprobe_get_stats(tu->inode, tu->offset, &now))
+		stats_add_delta(st, &now, &tu->reg->stats_start);
+	return settling;
 }
 
+/*
+ * Wait for the handlers of @tu's retired registrations. Caller holds
+ * event_mutex or owns @tu (deleted).
+ */
+static void wait_retired(struct trace_uprobe *tu)
+{
+	struct tu_reg *reg, *next;
+
+	list_for_each_entry_safe(reg, next, &tu->retired, node) {
+		uprobe_unregister_wait(reg->cookie);
+		reg_done(tu, reg);
+	}
+}
+
+/*
+ * Register @tu with a new consumer. A retired registration on the same
+ * core probe (held, so the core uses it again) ends its counts here, where
+ * the new one starts. Caller holds event_mutex.
+ */
 static int register_probe(struct trace_uprobe *tu)
 {
+	struct tu_reg *reg, *old;
+	struct uprobe_stats now;
+	struct uprobe *cur;
 	int ret;
 
-	if (tu->registered)
+	lockdep_assert_held(&event_mutex);
+	if (tu->reg)
 		return 0;
-	/* a handler still on the old registration may follow uc's links */
-	wait_unregistered(tu);
+	reap_retired(tu);
+	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	reg->tu = tu;
+	reg->consumer.handler = entry_handler;
+	if (tu->is_ret)
+		reg->consumer.ret_handler = return_handler;
+	reg->consumer.filter = tu_filter;
+	cur = uprobe_stats_hold(tu->inode, tu->offset);
 	/* zeroes when the core creates the probe for us */
-	uprobe_get_stats(tu->inode, tu->offset, &tu->stats_start);
+	uprobe_stats_peek(cur, &reg->stats_start);
+	list_for_each_entry(old, &tu->retired, node) {
+		if (old->folded || !cur || old->held != cur)
+			continue;
+		stats_add_delta(&tu->stats_done, &reg->stats_start,
+				&old->stats_start);
+		uprobe_stats_release(old->held, &now);
+		old->held = NULL;
+		old->folded = true;
+	}
 	ret = uprobe_register_refctr(tu->inode, tu->offset, tu->ref_ctr_offset,
-				     &tu->consumer);
-	tu->registered = !ret;
-	return ret;
+				     &reg->consumer);
+	uprobe_stats_release(cur, &now);
+	if (ret) {
+		kfree(reg);
+		return ret;
+	}
+	tu->reg = reg;
+	return 0;
 }
 
+/*
+ * Unregister @tu without waiting for its handlers: the registration is
+ * retired, its consumer freed once they have returned. Caller holds
+ * event_mutex.
+ */
 static void unregister_probe(struct trace_uprobe *tu)
 {
-	if (!tu->registered)
+	struct tu_reg *reg = tu->reg;
+
+	lockdep_assert_held(&event_mutex);
+	if (!reg)
 		return;
 	/* the core frees the probe with its last consumer: keep its counts */
-	tu->held = uprobe_stats_hold(tu->inode, tu->offset);
-	tu->unreg_cookie = uprobe_unregister_nosync(tu->inode, tu->offset,
-						    &tu->consumer);
-	tu->unreg_pending = true;
-	tu->registered = false;
+	reg->held = uprobe_stats_hold(tu->inode, tu->offset);
+	reg->cookie = uprobe_unregister_nosync(tu->inode, tu->offset,
+					       &reg->consumer);
+	list_add(&reg->node, &tu->retired);
+	tu->reg = NULL;
 }
 
 /* Register every probe of @tp's event; all or none. */
@@ -863,7 +972,7 @@ static void wait_event_unregistered(struct trace_probe *tp)
 	struct trace_uprobe *tu;
 
 	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list)
-		wait_unregistered(tu);
+		wait_retired(tu);
 }
 
 /* The filter changed: install (@add) or remove breakpoints to match it. */
@@ -873,9 +982,10 @@ static int apply_event_probes(struct trace_probe *tp, bool add)
 	int ret, err = 0;
 
 	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list) {
-		if (!tu->registered)
+		if (!tu->reg)
 			continue;
-		ret = uprobe_apply(tu->inode, tu->offset, &tu->consumer, add);
+		ret = uprobe_apply(tu->inode, tu->offset, &tu->reg->consumer,
+				   add);
 		if (ret && !err)
 			err = ret;
 	}
@@ -938,6 +1048,7 @@ static int event_disable(struct trace_event_call *call,
 			return -ENOENT;
 		/* Clears TP_FLAG_TRACE with the last file. */
 		trace_probe_remove_file(tp, file);
+		files_gp = get_state_synchronize_rcu();
 		if (trace_probe_test_flag(tp, TP_FLAG_TRACE))
 			return 0;
 	} else {
@@ -1164,10 +1275,8 @@ static struct trace_uprobe *tu_alloc(const char *group, const char *event,
 		goto free_nhits;
 	rwlock_init(&event_filter(tu)->rwlock);
 	INIT_LIST_HEAD(&event_filter(tu)->perf_events);
-	tu->consumer.handler = entry_handler;
-	if (is_ret)
-		tu->consumer.ret_handler = return_handler;
-	tu->consumer.filter = tu_filter;
+	tu->is_ret = is_ret;
+	INIT_LIST_HEAD(&tu->retired);
 	dyn_event_init(&tu->devent, &uprobe_dyn_ops);
 	tu->path = *path;
 	tu->inode = d_real_inode(path->dentry);
@@ -1194,16 +1303,41 @@ static int tu_finish(struct trace_uprobe *tu)
 					PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
 }
 
+/*
+ * Free @tu, which no handler uses any more (the wait for retired
+ * registrations is for perf's local events, whose last disable waited).
+ * Caller holds event_mutex or owns @tu.
+ */
 static void tu_free(struct trace_uprobe *tu)
 {
 	if (!tu)
 		return;
-	wait_unregistered(tu);
+	wait_retired(tu);
 	path_put(&tu->path);
 	trace_probe_cleanup(&tu->tp);
 	kfree(tu->filename);
 	free_percpu(tu->nhits);
 	kfree(tu);
+}
+
+/*
+ * A deleted probe: once the handlers of its registrations have returned,
+ * free it, and its event if it was the last probe of it. Runs without
+ * event_mutex while it waits, so that a handler that takes long (a fetch
+ * waiting for a page) holds up nothing else.
+ */
+static void tu_free_work(struct work_struct *work)
+{
+	struct trace_uprobe *tu = container_of(work, struct trace_uprobe,
+					       free_work);
+
+	wait_retired(tu);
+	mutex_lock(&event_mutex);
+	/* The event lives on with its other probes, or goes with this one. */
+	if (!tu->owns_event)
+		tu->tp.event = NULL;
+	tu_free(tu);
+	mutex_unlock(&event_mutex);
 }
 
 static struct trace_uprobe *find_event(const char *event,
@@ -1332,7 +1466,11 @@ unlock:
 	return ret;
 }
 
-/* Delete @tu; refused while its event is in use (unless it has siblings). */
+/*
+ * Delete @tu; refused while its event is in use (unless it has siblings).
+ * Nothing here waits for handlers: @tu (and its event, with the last probe)
+ * is freed by tu_free_work() once they have returned.
+ */
 static int delete_definition(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
@@ -1344,16 +1482,22 @@ static int delete_definition(struct trace_uprobe *tu)
 			return -EBUSY;
 		if (trace_event_dyn_busy(call))
 			return -EBUSY;
-		/* late handlers may still hold the event's trace files */
-		wait_event_unregistered(&tu->tp);
+		/*
+		 * A handler may still be in trace_hit()'s RCU section with a
+		 * trace file it found before the disable; the files go next.
+		 */
+		cond_synchronize_rcu(files_gp);
 		ret = trace_probe_unregister_event_call(&tu->tp);
 		if (ret)
 			return ret;
 	}
 	unregister_probe(tu);
 	dyn_event_remove(&tu->devent);
-	trace_probe_unlink(&tu->tp);
-	tu_free(tu);
+	/* Off the event's probe list now; still pointing at the event. */
+	tu->owns_event = list_is_singular(trace_probe_probe_list(&tu->tp));
+	list_del_init(&tu->tp.list);
+	INIT_WORK(&tu->free_work, tu_free_work);
+	queue_work(system_long_wq, &tu->free_work);
 	return 0;
 }
 
@@ -1644,38 +1788,39 @@ static void list_definition(struct seq_file *m, struct trace_uprobe *tu)
 }
 
 /*
- * uprobe_profile, as in 6.1: "  PATH EVENT HITS". The count of a disabled
- * event is final: it includes the hits of handlers still running when it
- * was disabled.
+ * uprobe_profile, in its established format: "  PATH EVENT HITS". The count of a disabled
+ * event is final once the handlers still running at the disable have
+ * returned (uprobe_stats says when).
  */
 static void list_profile(struct seq_file *m, struct trace_uprobe *tu)
 {
-	wait_unregistered(tu);
 	seq_printf(m, "  %s %-44s %15lu\n", tu->filename,
 		   trace_probe_name(&tu->tp), tu_hits(tu));
 }
 
 /*
  * uprobe_stats: the event's hits and how the core handled the probed
- * instruction while the event was enabled (tu_stats()).
+ * instruction while the event was enabled (tu_stats()). A line ends in
+ * " settling" while handlers that were running when the event was
+ * disabled may still add to its counts; reads never wait for them.
  */
 static void list_stats(struct seq_file *m, struct trace_uprobe *tu)
 {
 	struct uprobe_stats st;
+	bool settling = tu_stats(tu, &st);
 
-	wait_unregistered(tu);	/* the hits of a disable in progress */
-	tu_stats(tu, &st);
-	seq_printf(m, "%s/%s %s:0x%lx %lu %llu %llu %llu %llu\n",
+	seq_printf(m, "%s/%s %s:0x%lx %lu %llu %llu %llu %llu%s\n",
 		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
 		   tu->filename, tu->offset, tu_hits(tu),
-		   st.emulated, st.stepped, st.boosted, st.missed);
+		   st.emulated, st.stepped, st.boosted, st.missed,
+		   settling ? " settling" : "");
 }
 
 static const struct uprobe_list uprobe_lists[] = {
 	{ "uprobe_events", TRACE_MODE_WRITE, true, NULL, list_definition },
 	{ "uprobe_profile", TRACE_MODE_READ, false, NULL, list_profile },
 	{ "uprobe_stats", TRACE_MODE_READ, false,
-	  "# GROUP/EVENT PATH:OFFSET HITS EMULATED STEPPED BOOSTED MISSED\n",
+	  "# GROUP/EVENT PATH:OFFSET HITS EMULATED STEPPED BOOSTED MISSED [settling]\n",
 	  list_stats },
 };
 

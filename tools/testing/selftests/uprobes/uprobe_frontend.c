@@ -402,7 +402,9 @@ struct fe_stat {
 
 /*
  * Parse uprobe_stats: every line not starting with '#' must be
- * "GROUP/EVENT PATH:0xOFFSET HITS EMULATED STEPPED BOOSTED MISSED".
+ * "GROUP/EVENT PATH:0xOFFSET HITS EMULATED STEPPED BOOSTED MISSED", then
+ * " settling" while handlers of a disable may still add to the counts
+ * (here the probed code has returned: the counts are final).
  * Returns how many lines are for GRP/EV at @path:@off (the counters of the
  * last one go to @st), or -1 when the file cannot be read or a line is
  * malformed (then @bad, if not NULL, receives that line).
@@ -428,7 +430,8 @@ static int stats_find(const char *grp, const char *ev, const char *path,
 			continue;
 		if (sscanf(line, "%511s %4199s %llu %llu %llu %llu %llu %n",
 			   ename, loc, &v[0], &v[1], &v[2], &v[3], &v[4],
-			   &pos) != 7 || pos < 0 || line[pos] != '\0' ||
+			   &pos) != 7 || pos < 0 ||
+		    (line[pos] && strcmp(line + pos, "settling")) ||
 		    !strchr(ename, '/')) {
 			found = -1;
 			break;

@@ -1030,7 +1030,8 @@ static long stats_missed(const char *grp, const char *ev, const char *path,
 			continue;
 		if (sscanf(line, "%199s %4199s %llu %llu %llu %llu %llu %n",
 			   ename, eloc, &v[0], &v[1], &v[2], &v[3], &v[4],
-			   &pos) != 7 || pos < 0 || line[pos] != '\0')
+			   &pos) != 7 || pos < 0 ||
+		    (line[pos] && strcmp(line + pos, "settling")))
 			continue;
 		end = strrchr(eloc, ':');
 		if (!end || strcmp(ename, name))
