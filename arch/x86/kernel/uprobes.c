@@ -35,10 +35,9 @@
  * loopne on at least one CPU; only bnd and jcc/notrack hints pass) are
  * stepped. arch_uprobe_skip_sstep() declines, and the core then steps the
  * instruction, when the emulation cannot complete exactly: a push whose
- * stack slot faults, a jmp *mem whose pointer faults, a memory access (a
- * load, a store, a push, a branch's pointer) that EFLAGS.AC would make
- * fault or made while a hardware watchpoint is armed (the kernel's access
- * would not trigger it), a branch target
+ * stack slot faults, a jmp *mem whose pointer faults, a memory access that
+ * EFLAGS.AC would make fault, a load or store while a hardware watchpoint
+ * is armed (the kernel's access would not trigger it), a branch target
  * outside user space (the
  * step delivers the fault as the CPU would), and when the program is being
  * single-stepped (TF, ptrace single-step or block-step: it must trap after
@@ -953,21 +952,6 @@ static bool aup_aligned(struct pt_regs *regs, unsigned long addr,
 	return !(regs->flags & X86_EFLAGS_AC) || !(addr & (size - 1));
 }
 
-/*
- * The data access of an emulation (a load, a store, a push, a branch's
- * pointer), if the kernel can make it exactly as the CPU would: aligned as
- * EFLAGS.AC wants, and not while a hardware watchpoint is armed, which the
- * kernel's access would not trigger (the step does). cpu_dr7 holds the
- * enabled breakpoints of the task running on this CPU: one read, valid
- * wherever the task has moved to.
- */
-static bool aup_data_ok(struct pt_regs *regs, unsigned long addr,
-			unsigned int size)
-{
-	return aup_aligned(regs, addr, size) &&
-	       !(this_cpu_read(cpu_dr7) & DR_GLOBAL_ENABLE_MASK);
-}
-
 static bool aup_push(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		     unsigned long val)
 {
@@ -975,17 +959,30 @@ static bool aup_push(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 
 	if (p->ia32) {
 		sp = (u32)(regs->sp - 4);
-		if (!aup_data_ok(regs, sp, 4) ||
+		if (!aup_aligned(regs, sp, 4) ||
 		    put_user((u32)val, (u32 __user *)sp))
 			return false;
 	} else {
 		sp = regs->sp - 8;
-		if (!aup_data_ok(regs, sp, 8) ||
+		if (!aup_aligned(regs, sp, 8) ||
 		    put_user((u64)val, (u64 __user *)sp))
 			return false;
 	}
 	regs->sp = sp;
 	return true;
+}
+
+/*
+ * The data access of an emulated load or store, if the kernel can make it
+ * exactly as the CPU would: not when a hardware watchpoint is armed (the
+ * kernel's access would not trigger it; the step does).
+ */
+static bool aup_data_ok(struct pt_regs *regs, unsigned long addr,
+			unsigned int size)
+{
+	/* cpu_dr7: the running task's breakpoints; preemptible here */
+	return aup_aligned(regs, addr, size) &&
+	       !(this_cpu_read(cpu_dr7) & DR_GLOBAL_ENABLE_MASK);
 }
 
 /* mov disp32(%rip), reg: a 32-bit load zero-extends, as the CPU's does. */
@@ -1078,7 +1075,7 @@ static bool aup_get_ptr(struct pt_regs *regs, unsigned long addr,
 {
 	u64 v;
 
-	if (!aup_data_ok(regs, addr, 8) || get_user(v, (u64 __user *)addr))
+	if (!aup_aligned(regs, addr, 8) || get_user(v, (u64 __user *)addr))
 		return false;
 	*val = v;
 	return true;

@@ -9,14 +9,11 @@
  * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
  */
 #include <errno.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -103,61 +100,6 @@ TEST_F(insn, nopl)
 	EXPECT_EQ(2, ui_nopl(0));
 	EXPECT_EQ(44, ui_nopl(42));
 	EXPECT_EQ(2, HITS());
-}
-
-/* the stack ui_push_on() pushes on, room for a signal frame below */
-static long wp_stack[8192];
-
-/*
- * A hardware watchpoint (a debugger's: user mode only) on the stack slot a
- * probed push writes sees every push, as without the probe: 5 unprobed
- * and 5 probed pushes, 10 counted, 5 hits. Stock 6.1 emulates the push in
- * the kernel, which the watchpoint does not see: 5 counted.
- */
-TEST_F(insn, push_watched)
-{
-	long *top = &wp_stack[8192];
-	struct perf_event_attr attr;
-	uint64_t count = 0;
-	long i;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_BREAKPOINT;
-	attr.size = sizeof(attr);
-	attr.bp_type = HW_BREAKPOINT_W;
-	attr.bp_addr = (uintptr_t)&top[-1];
-	attr.bp_len = HW_BREAKPOINT_LEN_8;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd < 0)
-		SKIP(return, "CONFIG_HAVE_HW_BREAKPOINT: %s says %s",
-		     "perf_event_open(PERF_TYPE_BREAKPOINT)", strerror(errno));
-	for (i = 0; i < 5; i++)
-		EXPECT_EQ(i, ui_push_on(i, top));
-	ASSERT_EQ((ssize_t)sizeof(count), read(fd, &count, sizeof(count)));
-	ASSERT_EQ(5, count);
-	if (PROBE("push_on")) {
-		close(fd);
-		return;
-	}
-	for (i = 0; i < 5; i++)
-		EXPECT_EQ(i + 100, ui_push_on(i + 100, top));
-	EXPECT_EQ(5, HITS());
-	ASSERT_EQ((ssize_t)sizeof(count), read(fd, &count, sizeof(count)));
-	if (ut_impl_is_stock()) {
-		EXPECT_EQ(5, count);
-		UT_STOCK_FAILS("the watchpoint saw %llu of the 5 probed pushes",
-			       (unsigned long long)count - 5);
-		close(fd);
-		return;
-	}
-	EXPECT_EQ(10, count) {
-		TH_LOG("the watchpoint saw %llu of the 5 probed pushes",
-		       (unsigned long long)count - 5);
-	}
-	close(fd);
 }
 
 /* A probed push stores the value and moves %rsp by exactly 8. */

@@ -14,7 +14,6 @@
 long ui_nop(long x);
 long ui_nopl(long x);
 long ui_push(long x);
-long ui_push_on(long x, long *top);
 long ui_pop(long x);
 long ui_mov(long x, long y);
 long ui_add(long x, long y);
