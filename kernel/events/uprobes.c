@@ -67,10 +67,14 @@
  *     trap per hit). Slots are reused only once no task can be in them
  *     (struct xol_area). Every slot write goes through
  *     arch_uprobe_copy_ixol(), which keeps the instruction cache coherent.
- *   - Patching copies a page once per mm: the first breakpoint in a page
- *     maps a private copy of it; further breakpoints in that page, and
- *     removals, write the copy in place while this mm is its only user
- *     (write_in_place()).
+ *   - Patching maps a new private copy of the page for every breakpoint
+ *     written or removed, unless no other thread can be running the page:
+ *     a single-threaded task patching its own mm writes its private copy
+ *     in place (write_in_place()). A CPU running the page may go on
+ *     executing its old bytes after a write in place (cross-modifying
+ *     code: the architecture asks for serialization, an emulator may keep
+ *     its translation); a new page, mapped by a PTE change and its TLB
+ *     flush, is fetched afresh.
  *     A removal that leaves no other site of ours in the page drops the
  *     copy when it matches the file's page, and the fault path maps the
  *     page-cache page back (zap_copy()). Only the file's own page, or an
@@ -792,7 +796,8 @@ static bool file_page_restores(struct page *page, struct page *file,
  * Write @opcode at @vaddr into @page, the anonymous page @vma maps there,
  * when @vma's mm is its only user: no fork child shares it (it is
  * PageAnonExclusive) and KSM does not. That is the page of an earlier
- * patch of ours, so a second probe in a page costs no copy. The page lock
+ * patch of ours, so a second probe in a page costs no copy. The caller
+ * makes sure no other CPU runs the page. The page lock
  * keeps reclaim, migration and KSM away while the mapping is checked and
  * the opcode written; the page is dirtied for its swap copy. A thread
  * that took the breakpoint just before a removal finds the instruction
@@ -917,7 +922,11 @@ retry:
 			}
 		}
 	}
-	ret = write_in_place(vma, vaddr, old, opcode);
+	/* Only where no other thread runs this page: see the top. */
+	if (mm == current->mm && atomic_read(&mm->mm_users) == 1)
+		ret = write_in_place(vma, vaddr, old, opcode);
+	else
+		ret = -EPERM;
 	if (ret != -EPERM)
 		goto put_old;
 	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);

@@ -503,4 +503,77 @@ TEST_F_TIMEOUT(storm, sibling_deleted_while_hit, 300)
 	}
 }
 
+/*
+ * 200 times: disable and enable a probe on the add while another probe,
+ * in the same page (on the mov before it), stays enabled and 4 threads
+ * of another process run both: the probe fires again within
+ * HIT_WAIT_MS every time (its breakpoint, written next to a live one,
+ * is executed at once), every addition right.
+ */
+TEST_F_TIMEOUT(storm, neighbour_reenabled_while_hit, 300)
+{
+	int64_t off = ut_elf_sym_offset(ut_self_exe(), "ui_add_insn");
+	int64_t fn = ut_elf_sym_offset(ut_self_exe(), "ui_add");
+	const char *ev = "ust_stormnb_e";
+	long hits, before, n;
+	int cyc, i, st, cold = 0;
+	char why[64];
+	pid_t pid;
+
+	if (START("ust_stormnb"))
+		return;
+	ASSERT_LT(0, off);
+	ASSERT_LT(0, fn);
+	ASSERT_EQ(off / 4096, fn / 4096);	/* one page */
+	ASSERT_EQ(0, ut_unpin_cpu());
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_stormnb_mov", ut_self_exe(),
+				 fn, 0));
+	ASSERT_EQ(0, ut_define_at(self->grp, ev, ut_self_exe(), off, 0));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		worker_main(self->sh);
+	self->worker = pid;
+	for (cyc = 0; cyc < 200; cyc++) {
+		before = ut_profile_hits(ev);
+		ASSERT_LE(0, before);
+		ASSERT_EQ(0, ut_event_enable(self->grp, ev, true));
+		for (i = 0; i < HIT_WAIT_MS; i++) {
+			hits = ut_profile_hits(ev);
+			if (hits > before)
+				break;
+			sleep_ms(1);
+		}
+		if (hits <= before && !cold++)
+			TH_LOG("cycle %d: no hit in %d ms", cyc, HIT_WAIT_MS);
+		ASSERT_EQ(0, ut_event_enable(self->grp, ev, false));
+		ASSERT_EQ(0, waitpid(pid, &st, WNOHANG)) {
+			TH_LOG("cycle %d: worker %s", cyc,
+			       status_str(st, why, sizeof(why)));
+			self->worker = -1;
+		}
+	}
+	UT_WRITE_ONCE(self->sh->stop, 1);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	self->worker = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("worker %s", status_str(st, why, sizeof(why)));
+	}
+	EXPECT_EQ(0, cold) {
+		TH_LOG("%d of 200 cycles: the probe enabled again never fired",
+		       cold);
+	}
+	for (i = 0; i < NTHREADS; i++) {
+		n = __atomic_load_n(&self->sh->calls[i], __ATOMIC_ACQUIRE);
+		EXPECT_LT(0, n);
+		EXPECT_EQ(0, self->sh->bad[i]);
+		EXPECT_EQ(expected_sum(n, i, self->sh->carries[i]),
+			  self->sh->sum[i]) {
+			TH_LOG("thread %d: %ld additions", i, n);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN
