@@ -162,6 +162,38 @@ static const char *status_str(int st, char *buf, size_t size)
 	return buf;
 }
 
+/* Tell the worker *@worker to stop; it must exit 0 (its threads joined). */
+static void stop_worker(struct __test_metadata *_metadata,
+			struct us_shared *sh, pid_t *worker)
+{
+	char why[64];
+	int st;
+
+	UT_WRITE_ONCE(sh->stop, 1);
+	ASSERT_EQ(*worker, waitpid(*worker, &st, 0));
+	*worker = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("worker %s", status_str(st, why, sizeof(why)));
+	}
+}
+
+/* Every thread of the stopped worker added, every addition right. */
+static void expect_sums(struct __test_metadata *_metadata,
+			struct us_shared *sh)
+{
+	long n;
+	int i;
+
+	for (i = 0; i < NTHREADS; i++) {
+		n = __atomic_load_n(&sh->calls[i], __ATOMIC_ACQUIRE);
+		EXPECT_LT(0, n);
+		EXPECT_EQ(0, sh->bad[i]);
+		EXPECT_EQ(expected_sum(n, i, sh->carries[i]), sh->sum[i]) {
+			TH_LOG("thread %d: %ld additions", i, n);
+		}
+	}
+}
+
 /*
  * The uprobe_stats counters of GRP/EV: 0 and @v[] = HITS EMULATED STEPPED
  * BOOSTED MISSED, 1 and the same while the line says "settling" (handlers
@@ -318,12 +350,7 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 			*worker = -1;
 		}
 	}
-	UT_WRITE_ONCE(sh->stop, 1);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	*worker = -1;
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		TH_LOG("worker %s", status_str(st, why, sizeof(why)));
-	}
+	stop_worker(_metadata, sh, worker);
 	EXPECT_LT(0, last);
 	EXPECT_EQ(0, cold.cycles) {
 		TH_LOG("%d of %d cycles had no hit in %d ms, first: cycle %d",
@@ -345,14 +372,7 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 		TH_LOG("%d cycles: hits unaccounted for, first: cycle %d (%lld of them)",
 		       unacct.cycles, unacct.first, unacct.val);
 	}
-	for (i = 0; i < NTHREADS; i++) {
-		n = __atomic_load_n(&sh->calls[i], __ATOMIC_ACQUIRE);
-		EXPECT_LT(0, n);
-		EXPECT_EQ(0, sh->bad[i]);
-		EXPECT_EQ(expected_sum(n, i, sh->carries[i]), sh->sum[i]) {
-			TH_LOG("thread %d: %ld additions", i, n);
-		}
-	}
+	expect_sums(_metadata, sh);
 	EXPECT_EQ(0, memcmp(file, insn, UT_BP_SIZE));
 	EXPECT_EQ(10, ui_add(3, 7));
 	ksft_print_msg("%d cycles in %.1f s: %ld hits (first cycle %ld, last %ld)\n",
@@ -434,7 +454,6 @@ TEST_F_TIMEOUT(storm, sibling_deleted_while_hit, 300)
 	long long hits;
 	char why[64];
 	pid_t pid;
-	long n;
 
 	if (START("ust_stormsib"))
 		return;
@@ -482,25 +501,13 @@ TEST_F_TIMEOUT(storm, sibling_deleted_while_hit, 300)
 		}
 	}
 	ASSERT_EQ(0, ut_event_enable(self->grp, ev, false));
-	UT_WRITE_ONCE(self->sh->stop, 1);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	self->worker = -1;
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		TH_LOG("worker %s", status_str(st, why, sizeof(why)));
-	}
+	stop_worker(_metadata, self->sh, &self->worker);
 	EXPECT_EQ(0, cold) {
 		TH_LOG("%d of 200 cycles: the probe defined again never fired",
 		       cold);
 	}
 	EXPECT_LT(0, ut_profile_hits(ev));
-	for (i = 0; i < NTHREADS; i++) {
-		n = __atomic_load_n(&self->sh->calls[i], __ATOMIC_ACQUIRE);
-		EXPECT_LT(0, n);
-		EXPECT_EQ(0, self->sh->bad[i]);
-		EXPECT_EQ(expected_sum(n, i, self->sh->carries[i]), self->sh->sum[i]) {
-			TH_LOG("thread %d: %ld additions", i, n);
-		}
-	}
+	expect_sums(_metadata, self->sh);
 }
 
 /*
@@ -515,7 +522,7 @@ TEST_F_TIMEOUT(storm, neighbour_reenabled_while_hit, 300)
 	int64_t off = ut_elf_sym_offset(ut_self_exe(), "ui_add_insn");
 	int64_t fn = ut_elf_sym_offset(ut_self_exe(), "ui_add");
 	const char *ev = "ust_stormnb_e";
-	long hits, before, n;
+	long hits, before;
 	int cyc, i, st, cold = 0;
 	char why[64];
 	pid_t pid;
@@ -555,25 +562,12 @@ TEST_F_TIMEOUT(storm, neighbour_reenabled_while_hit, 300)
 			self->worker = -1;
 		}
 	}
-	UT_WRITE_ONCE(self->sh->stop, 1);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	self->worker = -1;
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		TH_LOG("worker %s", status_str(st, why, sizeof(why)));
-	}
+	stop_worker(_metadata, self->sh, &self->worker);
 	EXPECT_EQ(0, cold) {
 		TH_LOG("%d of 200 cycles: the probe enabled again never fired",
 		       cold);
 	}
-	for (i = 0; i < NTHREADS; i++) {
-		n = __atomic_load_n(&self->sh->calls[i], __ATOMIC_ACQUIRE);
-		EXPECT_LT(0, n);
-		EXPECT_EQ(0, self->sh->bad[i]);
-		EXPECT_EQ(expected_sum(n, i, self->sh->carries[i]),
-			  self->sh->sum[i]) {
-			TH_LOG("thread %d: %ld additions", i, n);
-		}
-	}
+	expect_sums(_metadata, self->sh);
 }
 
 TEST_HARNESS_MAIN
