@@ -36,13 +36,14 @@
  * stepped. arch_uprobe_skip_sstep() declines, and the core then steps the
  * instruction, when the emulation cannot complete exactly: a push whose
  * stack slot faults, a jmp *mem whose pointer faults, a memory access that
- * EFLAGS.AC would make fault, a load or store while a hardware watchpoint
- * is armed (the kernel's access would not trigger it), a branch target
- * outside user space (the
+ * EFLAGS.AC would make fault, a branch target outside user space (the
  * step delivers the fault as the CPU would), and when the program is being
  * single-stepped (TF, ptrace single-step or block-step: it must trap after
  * exactly this instruction). So every emulated instruction also has a
- * valid out-of-line recipe.
+ * valid out-of-line recipe. The data accesses of an emulation are shown to
+ * the task's hardware watchpoints (hw_breakpoint_user_access()), which
+ * then fire as after the instruction itself: counted, and a debugger's
+ * with its SIGTRAP at the next instruction.
  *
  * Stepped (AUP_STEP): the core puts a copy of the instruction into an XOL
  * slot (arch_uprobe_fill_slot()), points the task at it with TF set
@@ -248,6 +249,7 @@
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include <asm/debugreg.h>
+#include <asm/hw_breakpoint.h>
 #include <asm/insn.h>
 #include <asm/traps.h>
 #include <asm/unaligned.h>
@@ -972,19 +974,6 @@ static bool aup_push(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 	return true;
 }
 
-/*
- * The data access of an emulated load or store, if the kernel can make it
- * exactly as the CPU would: not when a hardware watchpoint is armed (the
- * kernel's access would not trigger it; the step does).
- */
-static bool aup_data_ok(struct pt_regs *regs, unsigned long addr,
-			unsigned int size)
-{
-	/* cpu_dr7: the running task's breakpoints; preemptible here */
-	return aup_aligned(regs, addr, size) &&
-	       !(this_cpu_read(cpu_dr7) & DR_GLOBAL_ENABLE_MASK);
-}
-
 /* mov disp32(%rip), reg: a 32-bit load zero-extends, as the CPU's does. */
 static bool aup_load(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		     unsigned long addr)
@@ -992,7 +981,7 @@ static bool aup_load(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 	u64 v64;
 	u32 v32;
 
-	if (!aup_data_ok(regs, addr, p->opnd))
+	if (!aup_aligned(regs, addr, p->opnd))
 		return false;
 	if (p->opnd == 8) {
 		if (get_user(v64, (u64 __user *)addr))
@@ -1012,7 +1001,7 @@ static bool aup_store(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 {
 	unsigned long val = *aup_regp(regs, p->src);
 
-	if (!aup_data_ok(regs, addr, p->opnd))
+	if (!aup_aligned(regs, addr, p->opnd))
 		return false;
 	if (p->opnd == 8)
 		return !put_user((u64)val, (u64 __user *)addr);
@@ -1093,6 +1082,60 @@ static unsigned long aup_lea_value(const struct arch_uprobe_plan *p,
 	if (p->index != AUP_REG_NONE)
 		ea += *aup_regp(regs, p->index) << p->scale;
 	return aup_trunc(p, ea);
+}
+
+/*
+ * Show the data accesses of the emulation that left @regs to the hardware
+ * watchpoints armed for the task, as the CPU shows an instruction's: one
+ * trap after it, with the registers it left, and one SIGTRAP if a
+ * debugger's watchpoint matched (DR6 then reads as after that #DB).
+ * @next: the address after the instruction.
+ */
+static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
+		      unsigned long next)
+{
+	struct thread_struct *t = &current->thread;
+	unsigned int word = p->ia32 ? 4 : 8;
+	unsigned long mem = aup_trunc(p, next + p->rel);
+	unsigned long dr6 = t->virtual_dr6;
+	bool hit = false;
+
+	/*
+	 * cpu_dr7 holds the breakpoints of the task on the CPU, wherever it
+	 * has moved: its own follow it. hw_breakpoint_user_access() reads
+	 * them with interrupts off.
+	 */
+	if (!IS_ENABLED(CONFIG_HAVE_HW_BREAKPOINT) ||
+	    !(this_cpu_read(cpu_dr7) & DR_GLOBAL_ENABLE_MASK))
+		return;
+	t->virtual_dr6 = 0;
+	switch (p->emul) {
+	case AUP_EM_PUSH:
+	case AUP_EM_PUSH_IMM:
+	case AUP_EM_PUSHF:
+	case AUP_EM_CALL:
+		hit = hw_breakpoint_user_access(regs, regs->sp, word, true);
+		break;
+	case AUP_EM_LOAD:
+		hit = hw_breakpoint_user_access(regs, mem, p->opnd, false);
+		break;
+	case AUP_EM_STORE:
+		hit = hw_breakpoint_user_access(regs, mem, p->opnd, true);
+		break;
+	case AUP_EM_CALL_MEM:
+		hit = hw_breakpoint_user_access(regs, regs->sp, word, true);
+		fallthrough;
+	case AUP_EM_JMP_MEM:
+		if (hw_breakpoint_user_access(regs, mem, 8, false))
+			hit = true;
+		break;
+	default:
+		break;
+	}
+	if (t->virtual_dr6 & DR_TRAP_BITS)
+		send_sigtrap(regs, 0, TRAP_HWBKPT);
+	else if (!hit)
+		t->virtual_dr6 = dr6;
 }
 
 /**
@@ -1190,6 +1233,7 @@ bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
 		return false;
 	}
 	regs->ip = ip;
+	aup_watch(p, regs, next);
 	return true;
 }
 

@@ -9,11 +9,18 @@
  * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
  */
 #include <errno.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -100,6 +107,278 @@ TEST_F(insn, nopl)
 	EXPECT_EQ(2, ui_nopl(0));
 	EXPECT_EQ(44, ui_nopl(42));
 	EXPECT_EQ(2, HITS());
+}
+
+/* the stack ui_push_on() pushes on, room for a signal frame below */
+static long wp_stack[8192];
+
+/*
+ * A user-mode hardware watchpoint of @type on the 8 bytes at @addr, counted
+ * by perf as a debugger's would trigger: its fd, or -1 after a SKIP.
+ */
+static int watch(struct __test_metadata *_metadata, void *addr, int type)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_BREAKPOINT;
+	attr.size = sizeof(attr);
+	attr.bp_type = type;
+	attr.bp_addr = (uintptr_t)addr;
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		SKIP(return -1, "CONFIG_HAVE_HW_BREAKPOINT: %s says %s",
+		     "perf_event_open(PERF_TYPE_BREAKPOINT)", strerror(errno));
+	return fd;
+}
+
+static uint64_t watched(int fd)
+{
+	uint64_t count = 0;
+
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		return -1;
+	return count;
+}
+
+/*
+ * A hardware watchpoint (a debugger's: user mode only) on the stack slot a
+ * probed push writes sees every push, as without the probe: 5 unprobed
+ * and 5 probed pushes, 10 counted, 5 hits. Stock 6.1 emulates the push in
+ * the kernel, which the watchpoint does not see: 5 counted.
+ */
+TEST_F(insn, push_watched)
+{
+	long *top = &wp_stack[8192];
+	uint64_t count;
+	long i;
+	int fd;
+
+	fd = watch(_metadata, &top[-1], HW_BREAKPOINT_W);
+	if (fd < 0)
+		return;
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i, ui_push_on(i, top));
+	ASSERT_EQ(5, watched(fd));
+	if (PROBE("push_on")) {
+		close(fd);
+		return;
+	}
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i + 100, ui_push_on(i + 100, top));
+	EXPECT_EQ(5, HITS());
+	count = watched(fd);
+	close(fd);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(5, count);
+		UT_STOCK_FAILS("the watchpoint saw %llu of the 5 probed pushes",
+			       (unsigned long long)count - 5);
+		return;
+	}
+	EXPECT_EQ(10, count) {
+		TH_LOG("the watchpoint saw %llu of the 5 probed pushes",
+		       (unsigned long long)count - 5);
+	}
+}
+
+/*
+ * Stock 6.1 single-steps a RIP-relative mov out of line. Under QEMU's TCG
+ * a data breakpoint hit by a single-stepped instruction raises a second
+ * #DB at the first instruction of the kernel's #DB handler, and the guest
+ * stalls (IST recursion): those tests do not run there.
+ */
+static bool stock_steps_it(struct __test_metadata *_metadata)
+{
+	if (!ut_impl_is_stock())
+		return false;
+	TH_LOG("not run on stock 6.1: it single-steps the instruction, %s",
+	       "which a watchpoint stalls under TCG");
+	return true;
+}
+
+/*
+ * A read/write watchpoint on the global a probed RIP-relative load reads
+ * counts every load, probed or not: 5 + 5.
+ */
+TEST_F(insn, riprel_load_watched)
+{
+	long i;
+	int fd;
+
+	if (stock_steps_it(_metadata))
+		return;
+	fd = watch(_metadata, &ui_data, HW_BREAKPOINT_R | HW_BREAKPOINT_W);
+	if (fd < 0)
+		return;
+	ui_data = 0x1234;	/* a write before the count starts */
+	ASSERT_EQ(1, watched(fd));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0x1234, ui_riprel_load());
+	ASSERT_EQ(6, watched(fd));
+	if (PROBE("riprel_load")) {
+		close(fd);
+		return;
+	}
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0x1234, ui_riprel_load());
+	EXPECT_EQ(5, HITS());
+	EXPECT_EQ(11, watched(fd));
+	close(fd);
+}
+
+/*
+ * A write watchpoint on the global a probed RIP-relative store writes
+ * counts every store, probed or not (the load after it is not a write).
+ */
+TEST_F(insn, riprel_store_watched)
+{
+	long i;
+	int fd;
+
+	if (stock_steps_it(_metadata))
+		return;
+	fd = watch(_metadata, &ui_store_word, HW_BREAKPOINT_W);
+	if (fd < 0)
+		return;
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i, ui_riprel_store(i));
+	ASSERT_EQ(5, watched(fd));
+	if (PROBE("riprel_store")) {
+		close(fd);
+		return;
+	}
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i + 7, ui_riprel_store(i + 7));
+	EXPECT_EQ(5, HITS());
+	EXPECT_EQ(10, watched(fd));
+	close(fd);
+}
+
+/* DR7 for DR0: enabled (L0), 8 bytes (LEN0 = 10), on writes (RW0 = 01). */
+#define WP_DR7_W8_DR0	(1UL | 1UL << 16 | 2UL << 18)
+/* The same on reads and writes (RW0 = 11). */
+#define WP_DR7_RW8_DR0	(1UL | 3UL << 16 | 2UL << 18)
+
+/*
+ * Trace @pid until it stops with something other than a SIGTRAP or exits:
+ * each SIGTRAP must be DR0's (DR6.B0, TRAP_HWBKPT), reported at @ip, both
+ * in the registers and in si_addr. Returns the number of those stops (-1
+ * if ptrace failed); *@status gets the last wait status.
+ */
+static int watch_stops(struct __test_metadata *_metadata, pid_t pid,
+		       unsigned long ip, int *status)
+{
+	struct user_regs_struct regs;
+	siginfo_t si;
+	long dr6;
+	int n = 0;
+
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, 0, 0) ||
+		    waitpid(pid, status, 0) != pid)
+			return -1;
+		if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP)
+			return n;
+		if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) ||
+		    ptrace(PTRACE_GETREGS, pid, 0, &regs))
+			return -1;
+		dr6 = ptrace(PTRACE_PEEKUSER, pid,
+			     offsetof(struct user, u_debugreg[6]), 0);
+		EXPECT_EQ(TRAP_HWBKPT, si.si_code);
+		EXPECT_EQ(ip, (unsigned long)si.si_addr);
+		EXPECT_EQ(ip, regs.rip);
+		EXPECT_EQ(1, dr6 & 0xf);
+		n++;
+	}
+}
+
+/*
+ * Run 5 unprobed and then 5 probed ui_push_on() (or, @pop, ui_pop_from())
+ * in a child whose debugger watches the stack slot they write (read) with
+ * DR0. Returns the number of watchpoint stops of the probed calls after
+ * checking those of the unprobed ones (5), the child's exit and the hits.
+ */
+static int watch_ptrace(struct __test_metadata *_metadata,
+			struct _test_data_insn *self, bool pop)
+{
+	unsigned long next = pop ? (unsigned long)ui_pop_from_insn + 1 :
+			     (unsigned long)ui_push_on_insn + 1;
+	long *top = &wp_stack[8192];
+	int status, before, after;
+	pid_t pid;
+	long i;
+
+	pid = fork();
+	ASSERT_LE(0, pid) return -1;
+	if (!pid) {
+		top[-1] = 42;
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(3);
+		raise(SIGSTOP);
+		for (i = 0; i < 10; i++) {
+			if (i == 5)
+				raise(SIGUSR1);
+			if (pop ? ui_pop_from(top) != 42 :
+			    ui_push_on(i, top) != i)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0)) return -1;
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP)
+		return -1;
+	ASSERT_EQ(0, ptrace(PTRACE_POKEUSER, pid,
+			    offsetof(struct user, u_debugreg[0]), &top[-1]))
+		return -1;
+	ASSERT_EQ(0, ptrace(PTRACE_POKEUSER, pid,
+			    offsetof(struct user, u_debugreg[7]),
+			    pop ? WP_DR7_RW8_DR0 : WP_DR7_W8_DR0))
+		return -1;
+	before = watch_stops(_metadata, pid, next, &status);
+	EXPECT_EQ(5, before);
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGUSR1 ||
+	    PROBE(pop ? "pop_from" : "push_on")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		ASSERT_TRUE(0) {
+			TH_LOG("child not stopped by SIGUSR1 or no probe");
+		}
+		return -1;
+	}
+	after = watch_stops(_metadata, pid, next, &status);
+	if (!WIFEXITED(status)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(5, ut_trace_count(self->ev, pid));
+	return after;
+}
+
+/*
+ * A debugger's watchpoint (ptrace, DR0/DR7) on the slot a probed push
+ * writes stops the task right after every push, probed or not, with DR6
+ * saying DR0 and the ip of the next instruction: 5 and 5 stops. Stock 6.1
+ * emulates the push unseen: no stop for the probed ones.
+ */
+TEST_F(insn, push_watched_ptrace)
+{
+	int after;
+
+	if (ut_no_tracefs(_metadata))
+		return;
+	after = watch_ptrace(_metadata, self, false);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(0, after);
+		UT_STOCK_FAILS("the debugger stopped after %d of the 5 probed pushes",
+			       after);
+		return;
+	}
+	EXPECT_EQ(5, after);
 }
 
 /* A probed push stores the value and moves %rsp by exactly 8. */

@@ -49,6 +49,33 @@ LABEL(ui_push_insn)
 	ret
 END(ui_push)
 
+/*
+ * long ui_push_on(long x, long *top): pushes x on a stack whose top is
+ * @top (so into top[-1]) and returns what it finds there
+ */
+FUNC(ui_push_on)
+	mov	%rsp, %rcx
+	mov	%rsi, %rsp
+LABEL(ui_push_on_insn)
+	push	%rdi
+	mov	(%rsp), %rax
+	mov	%rcx, %rsp
+	ret
+END(ui_push_on)
+
+/*
+ * long ui_pop_from(long *top): pops top[-1] off a stack whose top is @top
+ * and returns it
+ */
+FUNC(ui_pop_from)
+	mov	%rsp, %rcx
+	lea	-8(%rdi), %rsp
+LABEL(ui_pop_from_insn)
+	pop	%rax
+	mov	%rcx, %rsp
+	ret
+END(ui_pop_from)
+
 /* long ui_pop(long x): x + 8 -- the popped value plus the %rsp change */
 FUNC(ui_pop)
 	push	%rdi

@@ -14,6 +14,8 @@
 long ui_nop(long x);
 long ui_nopl(long x);
 long ui_push(long x);
+long ui_push_on(long x, long *top);
+long ui_pop_from(long *top);
 long ui_pop(long x);
 long ui_mov(long x, long y);
 long ui_add(long x, long y);
@@ -28,6 +30,7 @@ long ui_jcc(long x, long y);
 long ui_ret(long x);
 long ui_fault(long *p);
 extern char ui_call_ret[], ui_fault_insn[], ui_fault_fixup[];
+extern char ui_push_on_insn[], ui_pop_from_insn[];
 extern long ui_data, ui_store_word, ui_store_guard_lo, ui_store_guard_hi;
 /* arm64 only (uprobe_targets_arm64.S) */
 long ui_stp(long x, long y);
