@@ -265,6 +265,7 @@ void uprobes_init(void);
 int uprobe_pre_sstep_notifier(struct pt_regs *regs);
 int uprobe_post_sstep_notifier(struct pt_regs *regs);
 bool uprobe_hit_in_trap(struct pt_regs *regs);
+bool uprobe_leave_boosted_copy(struct pt_regs *regs);
 
 /* Implemented by every architecture with uprobes. */
 

@@ -3597,6 +3597,47 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 	return vaddr ? vaddr : instruction_pointer(regs);
 }
 
+/**
+ * uprobe_leave_boosted_copy - a trap taken just after a boosted copy ran
+ * @regs: current's user registers, as saved by the trap
+ *
+ * A trap that the copy of a boosted instruction raised after it completed
+ * (a data breakpoint it hit) finds the task still in the slot, with only
+ * the jump back left to run. The trap handler calls this before it reports
+ * the trap, so that the program, its signal and its debugger see the
+ * address where the instruction itself would have left the task.
+ *
+ * Context: the trap of current, any context, no sleeping.
+ *
+ * Return: true if the task was moved out of a slot.
+ */
+bool uprobe_leave_boosted_copy(struct pt_regs *regs)
+{
+	struct xol_area *area;
+	unsigned long vaddr, ip;
+	unsigned int slot, page;
+	void *kaddr;
+
+	if (!user_mode(regs) || !current->mm ||
+	    (current->utask && current->utask->state != UTASK_RUNNING))
+		return false;
+	vaddr = boosted_vaddr(current->mm, instruction_pointer(regs), &slot);
+	if (!vaddr)
+		return false;
+	/* boosted_vaddr() found the area: its acquire load pairs. */
+	area = current->mm->uprobes_state.xol_area;
+	kaddr = map_slot(area, slot, &page);
+	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, slot),
+				      instruction_pointer(regs), vaddr);
+	kunmap_local(kaddr);
+	if (ip == vaddr)
+		return false;
+	instruction_pointer_set(regs, ip);
+	return true;
+}
+
+NOKPROBE_SYMBOL(uprobe_leave_boosted_copy);
+
 /*
  * Run the handlers of @uprobe; true if they all asked to be removed, or if
  * there are none (a removal that failed earlier, for lack of memory, is

@@ -142,8 +142,10 @@
  * program is being single-stepped, and the core steps the copy then (the
  * #DB comes before the jump back). A task caught inside a boosted slot by
  * a signal is moved out first (arch_uprobe_boost_resume() says where: the
- * probed address if the copy has not run, else the jump's target), and a
- * fault there reports the probed address (uprobe_get_trap_addr()). When
+ * probed address if the copy has not run, else the jump's target), a
+ * fault there reports the probed address (uprobe_get_trap_addr()), and a
+ * data breakpoint the copy hits moves the task to the jump's target before
+ * it is reported (uprobe_leave_boosted_copy()). When
  * the core may reuse a slot is described at struct xol_area. Limit: in an
  * SEV/TDX guest, an instruction the kernel emulates on #VC/#VE (cpuid)
  * would run past a step's #DB into the jump back.
@@ -1642,15 +1644,22 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 
 /*
  * #DB: claim the one that ends our step (DR_STEP, or a data breakpoint
- * while a rep string copy runs on untraced), and only that.
+ * while a rep string copy runs on untraced), and only that. A data
+ * breakpoint hit by a boosted copy is the program's: it is reported after
+ * the task is moved to where the instruction would have left it.
  */
 static nokprobe_inline int aup_debug(struct pt_regs *regs, unsigned long *dr6)
 {
 	struct thread_struct *t = &current->thread;
 	unsigned long trap = (*dr6 | t->virtual_dr6) & DR_TRAP_BITS;
 
-	if ((!(*dr6 & DR_STEP) && !trap) || !uprobe_post_sstep_notifier(regs))
+	if (!(*dr6 & DR_STEP) && !trap)
 		return NOTIFY_DONE;
+	if (!uprobe_post_sstep_notifier(regs)) {
+		if (trap)
+			uprobe_leave_boosted_copy(regs);
+		return NOTIFY_DONE;
+	}
 	/*
 	 * The program must neither see our DR_STEP nor get a SIGTRAP for it;
 	 * a watchpoint the copy hit (hw_breakpoint moved ptrace's into

@@ -381,6 +381,18 @@ TEST_F(insn, push_watched_ptrace)
 	EXPECT_EQ(5, after);
 }
 
+/*
+ * The same for a pop (run out of line with no second trap): the debugger
+ * is stopped after each probed pop at the next instruction of the program,
+ * never at the copy's address.
+ */
+TEST_F(insn, pop_watched_ptrace)
+{
+	if (ut_no_tracefs(_metadata) || stock_steps_it(_metadata))
+		return;
+	EXPECT_EQ(5, watch_ptrace(_metadata, self, true));
+}
+
 /* A probed push stores the value and moves %rsp by exactly 8. */
 TEST_F(insn, push)
 {
