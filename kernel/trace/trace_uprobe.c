@@ -1556,14 +1556,44 @@ static int parse_place(char *spec, unsigned long *offset,
 	return 0;
 }
 
-/* "p_bash_0x4245c0": the name of an event defined without one. */
-static void default_event_name(char *buf, bool is_ret, const char *path,
+/*
+ * Are @offset and the counter at @ref_ctr_offset inside the file at @path,
+ * the counter 2-byte aligned? Checked when the probe is defined, so that
+ * the error comes with its place; @offs_pos is the offset's position in
+ * @spec (argv[1], unmodified), for the caret. The core checks again
+ * whenever it registers (the file may have been truncated since).
+ */
+static int check_place(const struct path *path, const char *spec,
+		       int offs_pos, unsigned long offset,
+		       unsigned long ref_ctr_offset)
+{
+	loff_t size = i_size_read(d_inode(path->dentry));
+	const char *ref = strchr(spec + offs_pos, '(');
+
+	if (offset >= size) {
+		trace_probe_log_err(offs_pos, BAD_UPROBE_OFFS);
+		return -EINVAL;
+	}
+	if (ref && ((ref_ctr_offset & 1) || ref_ctr_offset + 2 > size)) {
+		trace_probe_log_err(ref + 1 - spec, BAD_REFCNT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * "p_bash_0x4245c0": the name of an event defined without one, for return
+ * probes too; the file's name is cut at its first '.', '-' or '_'
+ * ("p_libc_0x29d90" for libc.so.6), as tracefs has always named them.
+ */
+static void default_event_name(char *buf, const char *path,
 			       unsigned long offset)
 {
+	const char *base = kbasename(path);
 	char *p;
 
-	snprintf(buf, MAX_EVENT_NAME_LEN, "%c_%s_0x%lx", is_ret ? 'r' : 'p',
-		 kbasename(path), offset);
+	snprintf(buf, MAX_EVENT_NAME_LEN, "p_%.*s_0x%lx",
+		 (int)strcspn(base, ".-_"), base, offset);
 	for (p = buf; *p; p++)
 		if (!isalnum(*p) && *p != '_')
 			*p = '_';
@@ -1594,10 +1624,14 @@ static int define_from_argv(int argc, const char **argv)
 	/* "PATH:OFFSET" with a '/': otherwise a kprobe's, e.g. "MOD:SYM" */
 	if (!strchr(argv[1], '/'))
 		return -ECANCELED;
-	if (argc - 2 > MAX_TRACE_ARGS)
-		return -E2BIG;
 
 	trace_probe_log_init("trace_uprobe", argc, argv);
+	if (argc - 2 > MAX_TRACE_ARGS) {
+		trace_probe_log_set_index(MAX_TRACE_ARGS + 2);
+		trace_probe_log_err(0, EVENT_TOO_BIG);
+		ret = -E2BIG;
+		goto out;
+	}
 	trace_probe_log_set_index(1);
 	spec = kstrdup(argv[1], GFP_KERNEL);
 	if (!spec) {
@@ -1615,6 +1649,10 @@ static int define_from_argv(int argc, const char **argv)
 		trace_probe_log_err(0, FILE_NOT_FOUND);
 	if (ret)
 		goto free_spec;
+	ret = check_place(&path, argv[1], strlen(spec) + 1, offset,
+			  ref_ctr_offset);
+	if (ret)
+		goto put_path;
 
 	trace_probe_log_set_index(0);
 	if (argv[0][1] == ':') {
@@ -1625,7 +1663,7 @@ static int define_from_argv(int argc, const char **argv)
 			goto put_path;
 	}
 	if (!event) {
-		default_event_name(buf, is_ret, spec, offset);
+		default_event_name(buf, spec, offset);
 		event = buf;
 	}
 

@@ -288,14 +288,35 @@ TEST_F(bad, delete_missing)
 }
 
 /*
- * An offset beyond the end of the file: stock 6.1 accepts the definition
- * (the offset is only checked against the file size on enable) and
- * enabling fails with EINVAL, leaving the event disabled.
+ * Check what stock 6.1 does with a definition it takes although no probe
+ * can ever be registered for it (@ret its write): the event exists, and
+ * enabling fails with EINVAL, leaving it disabled.
+ */
+static void expect_enable_fails(struct __test_metadata *_metadata, int ret,
+				const char *ev)
+{
+	char path[256], *en;
+
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(-EINVAL, ut_event_enable(GRP, ev, true));
+	snprintf(path, sizeof(path), UT_TRACEFS "/events/" GRP "/%s/enable",
+		 ev);
+	en = ut_read_file(path, NULL);
+	ASSERT_NE(NULL, en);
+	EXPECT_STREQ("0\n", en);
+	free(en);
+	EXPECT_EQ(0, ut_probe_del(GRP, ev));
+	EXPECT_FALSE(ut_event_dir_exists(GRP, ev));
+}
+
+/*
+ * An offset beyond the end of the file is refused when it is defined:
+ * EINVAL, "Invalid uprobe offset". Stock 6.1 checks it only on enable
+ * (expected there).
  */
 TEST_F(bad, offset_beyond_eof)
 {
 	struct stat st;
-	char *en;
 	int ret;
 
 	if (START())
@@ -303,15 +324,108 @@ TEST_F(bad, offset_beyond_eof)
 	ASSERT_EQ(0, stat(ut_self_exe(), &st));
 	ret = ut_probe_add("p:" GRP "/eof %s:0x%lx", ut_self_exe(),
 			   (unsigned long)st.st_size + 0x10000);
-	ASSERT_EQ(0, ret);
-	EXPECT_EQ(-EINVAL, ut_event_enable(GRP, "eof", true));
-	en = ut_read_file(UT_TRACEFS "/events/" GRP "/eof/enable", NULL);
-	ASSERT_NE(NULL, en);
-	EXPECT_STREQ("0\n", en);
-	free(en);
-	/* and it can be removed */
-	EXPECT_EQ(0, ut_probe_del(GRP, "eof"));
-	EXPECT_FALSE(ut_event_dir_exists(GRP, "eof"));
+	if (ut_impl_is_stock()) {
+		expect_enable_fails(_metadata, ret, "eof");
+		UT_STOCK_FAILS("it accepts an offset beyond the file's end");
+		return;
+	}
+	EXPECT_REJECTED(ret, EINVAL, "Invalid uprobe offset", "eof");
+}
+
+/*
+ * A reference counter (a 2-byte SDT semaphore) at an odd offset is
+ * refused when it is defined: EINVAL, "Invalid reference counter
+ * offset". Stock 6.1 checks it only on enable (expected there).
+ */
+TEST_F(bad, ref_ctr_odd)
+{
+	int ret;
+
+	if (START())
+		return;
+	ret = ut_probe_add("p:" GRP "/oddref %s:0x%lx(0x%lx)", ut_self_exe(),
+			   func_off(), func_off() + 1);
+	if (ut_impl_is_stock()) {
+		expect_enable_fails(_metadata, ret, "oddref");
+		UT_STOCK_FAILS("it accepts an odd reference counter offset");
+		return;
+	}
+	EXPECT_REJECTED(ret, EINVAL, "Invalid reference counter offset",
+			"oddref");
+}
+
+/*
+ * The same for a reference counter beyond the end of the file. Stock 6.1
+ * even enables that probe, whose counter is never set (expected there).
+ */
+TEST_F(bad, ref_ctr_beyond_eof)
+{
+	struct stat st;
+	int ret;
+
+	if (START())
+		return;
+	ASSERT_EQ(0, stat(ut_self_exe(), &st));
+	ret = ut_probe_add("p:" GRP "/eofref %s:0x%lx(0x%lx)", ut_self_exe(),
+			   func_off(), (unsigned long)st.st_size + 0x10000);
+	if (ut_impl_is_stock()) {
+		ASSERT_EQ(0, ret);
+		EXPECT_EQ(0, ut_event_enable(GRP, "eofref", true));
+		EXPECT_EQ(0, ut_event_enable(GRP, "eofref", false));
+		UT_STOCK_FAILS("it enables a probe whose counter no mapping holds");
+		return;
+	}
+	EXPECT_REJECTED(ret, EINVAL, "Invalid reference counter offset",
+			"eofref");
+}
+
+/*
+ * Fixed-size arguments whose record cannot fit a trace record (8 arrays
+ * of 64 u64, 4 KiB) are refused when defined: E2BIG, "Event too big"
+ * (the trace_probe library's bound, 3 KiB); strings are cut to fit.
+ */
+TEST_F(bad, record_too_big)
+{
+	char args[512] = "";
+	int i, ret, n = 0;
+
+	if (START())
+		return;
+	for (i = 0; i < 8; i++)
+		n += snprintf(args + n, sizeof(args) - n,
+			      " a%d=+0(%%sp):u64[64]", i);
+	ret = ut_probe_add("p:" GRP "/big %s:0x%lx%s", ut_self_exe(),
+			   func_off(), args);
+	EXPECT_REJECTED(ret, E2BIG, "Event too big (too many fields?)", "big");
+}
+
+/*
+ * More than 128 arguments are refused: E2BIG, "Event too big (too many
+ * fields?)". Stock 6.1 takes the definition and silently drops every
+ * argument past the 128th (expected there).
+ */
+TEST_F(bad, too_many_args)
+{
+	char args[129 * 12] = "", *list;
+	int i, ret, n = 0;
+
+	if (START())
+		return;
+	for (i = 0; i <= 128; i++)
+		n += snprintf(args + n, sizeof(args) - n, " a%d=%%di", i);
+	ret = ut_probe_add("p:" GRP "/many %s:0x%lx%s", ut_self_exe(),
+			   func_off(), args);
+	if (ut_impl_is_stock()) {
+		ASSERT_EQ(0, ret);
+		list = ut_read_file(UT_TRACEFS "/uprobe_events", NULL);
+		ASSERT_NE(NULL, list);
+		EXPECT_NE(NULL, strstr(list, " a127=%di\n"));
+		EXPECT_EQ(NULL, strstr(list, " a128="));
+		free(list);
+		UT_STOCK_FAILS("it drops the 129th argument silently");
+		return;
+	}
+	EXPECT_REJECTED(ret, E2BIG, "Event too big (too many fields?)", "many");
 }
 
 /*

@@ -100,6 +100,36 @@ TEST_F(tfs, p_event_count)
 	ASSERT_EQ(5, ut_trace_count("ust_count_e", 0));
 }
 
+/*
+ * An event defined without a name is named "p_FILE_0xOFFSET", FILE being
+ * the file's name cut at its first '.', '-' or '_', for a return probe too.
+ */
+TEST_F(tfs, default_names)
+{
+	const char *base = strrchr(ut_self_exe(), '/') + 1;
+	int64_t off[2];
+	char name[2][64];
+	int i;
+
+	if (START("ust_dflt"))
+		return;
+	off[0] = ut_elf_sym_offset(ut_self_exe(), "tfs_func");
+	off[1] = ut_elf_sym_offset(ut_self_exe(), "tfs_square");
+	ASSERT_LT(0, off[0]);
+	ASSERT_LT(0, off[1]);
+	ASSERT_EQ(0, ut_probe_add("p:%s/ %s:0x%lx", self->grp, ut_self_exe(),
+				  (unsigned long)off[0]));
+	ASSERT_EQ(0, ut_probe_add("r:%s/ %s:0x%lx", self->grp, ut_self_exe(),
+				  (unsigned long)off[1]));
+	for (i = 0; i < 2; i++) {
+		snprintf(name[i], sizeof(name[i]), "p_%.*s_0x%lx",
+			 (int)strcspn(base, ".-_"), base, (unsigned long)off[i]);
+		EXPECT_TRUE(ut_uprobe_events_has(self->grp, name[i])) {
+			TH_LOG("no event %s/%s", self->grp, name[i]);
+		}
+	}
+}
+
 /* The address printed in each record is the function's runtime address. */
 TEST_F(tfs, p_event_ip)
 {
