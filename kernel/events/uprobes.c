@@ -31,7 +31,9 @@
  *			  backed page by page as slots are needed; slot 0 is
  *			  the return trampoline, the others hold instruction
  *			  copies keyed by probed vaddr, rewritten only once
- *			  retired and nobody can be in them.
+ *			  retired and nobody can be in them. It never moves
+ *			  (mremap() of it fails); a program that unmaps it
+ *			  gets SIGSEGV at its next out-of-line instruction.
  *			  It also holds the mm's return table: a page the
  *			  architecture maps for unwinders, one slot of real
  *			  return address per return stub, and which stubs are
@@ -2776,6 +2778,17 @@ static unsigned long trampoline_vaddr(struct xol_area *area)
 }
 
 /*
+ * The XOL area does not move: tasks' saved ips, slots and hijacked return
+ * addresses point into it, and the core keeps its address. mremap() of it
+ * fails (EINVAL) and leaves it where it was.
+ */
+static int xol_mremap(const struct vm_special_mapping *sm,
+		      struct vm_area_struct *new_vma)
+{
+	return -EINVAL;
+}
+
+/*
  * Map a new XOL area into @mm, at @addr if non-zero, else where there is
  * room; returns @mm's area (another thread may have been first).
  */
@@ -2794,6 +2807,7 @@ static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		goto free_area;
 	area->mapping.name = "[uprobes]";
 	area->mapping.pages = area->pages;
+	area->mapping.mremap = xol_mremap;
 	mutex_init(&area->lock);
 	area->next = XOL_TRAMPOLINE_SLOT + 1;
 	xa_init(&area->slots);

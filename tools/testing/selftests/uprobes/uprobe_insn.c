@@ -439,6 +439,154 @@ TEST_F(insn, add)
 	EXPECT_EQ(3, HITS());
 }
 
+/* The start and end of this process's XOL area ("[uprobes]"); 0 if none. */
+static unsigned long xol_area(unsigned long *end)
+{
+	unsigned long start = 0, lo, hi;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[uprobes]") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		start = lo;
+		*end = hi;
+		break;
+	}
+	fclose(f);
+	return start;
+}
+
+/*
+ * After a hit that ran the add out of line, the first page of the XOL
+ * area holds nothing but a filler byte and the copies: no kernel memory
+ * left uninitialised (CVE-2024-49975). At most 256 other bytes.
+ */
+TEST_F(insn, xol_page_initialised)
+{
+	unsigned long start, end, i, other = 0;
+	unsigned int count[256] = { 0 }, filler = 0;
+	const unsigned char *page;
+
+	if (PROBE("add"))
+		return;
+	EXPECT_EQ(12, ui_add(5, 7));
+	EXPECT_EQ(1, HITS());
+	start = xol_area(&end);
+	ASSERT_NE(0, start);
+#if defined(__aarch64__)
+	SKIP(return, "the XOL area is execute-only on arm64: not readable");
+#endif
+	page = (const unsigned char *)start;
+	for (i = 0; i < 4096; i++)
+		count[page[i]]++;
+	for (i = 0; i < 256; i++)
+		if (count[i] > count[filler])
+			filler = i;
+	other = 4096 - count[filler];
+	EXPECT_GE(256, other) {
+		TH_LOG("%lu bytes of the XOL page are not the filler 0x%02x",
+		       other, filler);
+	}
+}
+
+/*
+ * In a child (which has an XOL area of its own once it hits): hit the
+ * probed add, then @op its XOL area (munmap, or mremap to another place:
+ * @moved tells whether that worked), then hit it again. Exits 0 if both
+ * adds were right, 2 if not, 3 if @op failed other than with EINVAL, 5 if
+ * there was no XOL area.
+ */
+static void xol_child(bool unmap)
+{
+	unsigned long start, end;
+	void *dst, *to;
+
+	if (ui_add(5, 7) != 12)
+		_exit(2);
+	start = xol_area(&end);
+	if (!start)
+		_exit(5);
+	if (unmap) {
+		if (munmap((void *)start, end - start))
+			_exit(3);
+		_exit(ui_add(1, 2) == 3 ? 0 : 2);
+	}
+	dst = mmap(NULL, end - start, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (dst == MAP_FAILED)
+		_exit(3);
+	to = mremap((void *)start, end - start, end - start,
+		    MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	if (to == MAP_FAILED && errno != EINVAL)
+		_exit(3);
+	_exit(ui_add(1, 2) == 3 ? (to == MAP_FAILED ? 0 : 4) : 2);
+}
+
+/* Run xol_child(@unmap); its wait status, *@hits its hits. */
+static int xol_run(struct __test_metadata *_metadata,
+		   struct _test_data_insn *self, bool unmap, int *hits)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		xol_child(unmap);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	*hits = ut_trace_count(self->ev, pid);
+	TH_LOG("child: %s %d, %d hits",
+	       WIFSIGNALED(status) ? "signal" : "exit",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+	       *hits);
+	return status;
+}
+
+/*
+ * mremap() of the XOL area (where tasks' slots and return addresses
+ * point) is refused with EINVAL and the probe keeps working: 2 hits, both
+ * adds right. Stock 6.1 moves it, and its next out-of-line step faults
+ * (expected there).
+ */
+TEST_F(insn, xol_mremap_refused)
+{
+	int status, hits;
+
+	if (PROBE("add"))
+		return;
+	status = xol_run(_metadata, self, false, &hits);
+	EXPECT_EQ(2, hits);
+	if (ut_impl_is_stock()) {
+		EXPECT_TRUE(WIFSIGNALED(status));
+		UT_STOCK_FAILS("mremap moved the XOL area; the next hit failed");
+		return;
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * A program that unmaps its XOL area and then hits the probe is the only
+ * one hurt: it dies of SIGSEGV (its copy's slot is gone) after 2 hits;
+ * this process's probe goes on working.
+ */
+TEST_F(insn, xol_munmap_then_hit)
+{
+	int status, hits;
+
+	if (PROBE("add"))
+		return;
+	status = xol_run(_metadata, self, true, &hits);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	EXPECT_EQ(2, hits);
+	EXPECT_EQ(7, ui_add(3, 4));
+	EXPECT_EQ(1, HITS());
+}
+
 #if defined(__x86_64__)
 /* A probed %rip relative load reads the right variable. */
 TEST_F(insn, riprel_load)
