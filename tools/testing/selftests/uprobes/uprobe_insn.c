@@ -24,6 +24,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include "../kselftest_harness.h"
 #include "uprobe_targets.h"
 #include "uprobe_util.h"
@@ -588,6 +592,285 @@ TEST_F(insn, xol_munmap_then_hit)
 }
 
 #if defined(__x86_64__)
+/* the probes of tf_self_step and ptrace_step, in ui_tf_region() */
+static const char *const tf_probes[] = { "tf_nop", "tf_add", "tf_push",
+					 "tf_rip" };
+#define TF_PROBES	4
+#define TF_MAX_IPS	64
+#define X86_TF		0x100UL
+
+/* Where the steps through ui_tf_region() stopped, in order. */
+static uintptr_t tf_ips[TF_MAX_IPS];
+static int tf_n;
+
+static void tf_record(uintptr_t ip)
+{
+	if (ip >= (uintptr_t)ui_tf_region && ip < (uintptr_t)ui_tf_region_end &&
+	    tf_n < TF_MAX_IPS)
+		tf_ips[tf_n++] = ip;
+}
+
+static void tf_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	tf_record(uc->uc_mcontext.gregs[REG_RIP]);
+}
+
+/* ui_tf_region(@x) with EFLAGS.TF set (switched below the red zone). */
+static noipa long tf_run(long x)
+{
+	long r;
+
+	tf_n = 0;
+	asm volatile("add $-128, %%rsp\n\tpushfq\n\torq %0, (%%rsp)\n\t"
+		     "popfq\n\tsub $-128, %%rsp" : : "i" (X86_TF)
+		     : "memory", "cc");
+	r = ui_tf_region(x);
+	asm volatile("add $-128, %%rsp\n\tpushfq\n\tandq %0, (%%rsp)\n\t"
+		     "popfq\n\tsub $-128, %%rsp" : : "i" (~X86_TF)
+		     : "memory", "cc");
+	return r;
+}
+
+/* Probe the instructions of ui_tf_region(); true if skipped or failed. */
+static bool tf_probe_all(struct __test_metadata *_metadata,
+			 struct _test_data_insn *self)
+{
+	int i;
+
+	if (ut_no_tracefs(_metadata))
+		return true;
+	for (i = 0; i < TF_PROBES; i++) {
+		ASSERT_EQ(0, probe_insn(self->grp, self->ev, tf_probes[i]))
+			return true;
+	}
+	return false;
+}
+
+/* Each probe of ui_tf_region() was hit @n times by @pid; groups removed. */
+static void tf_expect_hits(struct __test_metadata *_metadata, pid_t pid,
+			   int n)
+{
+	char grp[64], ev[64];
+	int i;
+
+	for (i = 0; i < TF_PROBES; i++) {
+		snprintf(ev, sizeof(ev), "ust_%s_e", tf_probes[i]);
+		EXPECT_EQ(n, ut_trace_count(ev, pid)) {
+			TH_LOG("probe %s", tf_probes[i]);
+		}
+	}
+	/* (a group's removal empties the trace) */
+	for (i = 0; i < TF_PROBES; i++) {
+		snprintf(grp, sizeof(grp), "ust_%s", tf_probes[i]);
+		ut_group_cleanup(grp);
+	}
+}
+
+/*
+ * A program single-stepping itself (EFLAGS.TF and a SIGTRAP handler)
+ * through probed instructions of every kind traps after each instruction
+ * exactly as without the probes, the probes hit once each, the result the
+ * same: the kernel's own stepping neither eats nor adds a trap.
+ */
+TEST_F(insn, tf_self_step)
+{
+	struct sigaction sa = { .sa_sigaction = tf_trap,
+				.sa_flags = SA_SIGINFO }, old;
+	uintptr_t ref[TF_MAX_IPS];
+	int i, nref;
+
+	ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
+	UT_WRITE_ONCE(ui_data, 100);
+	EXPECT_EQ(106, tf_run(5));
+	nref = tf_n;
+	memcpy(ref, tf_ips, sizeof(ref));
+	EXPECT_EQ(7, nref);
+	if (tf_probe_all(_metadata, self))
+		goto out;
+	EXPECT_EQ(106, tf_run(5));
+	EXPECT_EQ(nref, tf_n);
+	for (i = 0; i < nref && i < tf_n; i++)
+		EXPECT_EQ(ref[i] - (uintptr_t)ui_tf_region,
+			  tf_ips[i] - (uintptr_t)ui_tf_region);
+	tf_expect_hits(_metadata, getpid(), 1);
+out:
+	sigaction(SIGTRAP, &old, NULL);
+}
+
+/*
+ * Single-step (PTRACE_SINGLESTEP) a child through ui_tf_region(5) and
+ * record where it stopped in it (tf_ips, tf_n); the child's wait status.
+ */
+static int tf_ptrace_run(struct __test_metadata *_metadata)
+{
+	struct user_regs_struct regs;
+	int status, steps = 0;
+	bool inside = false;
+	pid_t pid;
+
+	tf_n = 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(3);
+		raise(SIGSTOP);
+		_exit(ui_tf_region(5) == 106 ? 0 : 2);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		goto kill;
+	while (steps++ < 100000) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) ||
+		    waitpid(pid, &status, 0) != pid)
+			goto kill;
+		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP ||
+		    ptrace(PTRACE_GETREGS, pid, 0, &regs))
+			break;
+		tf_record(regs.rip);
+		if (regs.rip >= (uintptr_t)ui_tf_region &&
+		    regs.rip < (uintptr_t)ui_tf_region_end)
+			inside = true;
+		else if (inside)
+			break;
+	}
+	if (WIFSTOPPED(status) &&
+	    (ptrace(PTRACE_CONT, pid, 0, 0) ||
+	     waitpid(pid, &status, 0) != pid))
+		goto kill;
+	return status;
+kill:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
+ * A debugger single-stepping (PTRACE_SINGLESTEP) through the same probed
+ * instructions stops after each one exactly as without the probes; the
+ * probes hit once each, the child's result is right.
+ */
+TEST_F(insn, ptrace_step)
+{
+	uintptr_t ref[TF_MAX_IPS];
+	int i, nref, status;
+
+	UT_WRITE_ONCE(ui_data, 100);
+	status = tf_ptrace_run(_metadata);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	nref = tf_n;
+	memcpy(ref, tf_ips, sizeof(ref));
+	EXPECT_EQ(7, nref);
+	if (tf_probe_all(_metadata, self))
+		return;
+	status = tf_ptrace_run(_metadata);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("child status %#x", status);
+	}
+	EXPECT_EQ(nref, tf_n);
+	for (i = 0; i < nref && i < tf_n; i++)
+		EXPECT_EQ(ref[i] - (uintptr_t)ui_tf_region,
+			  tf_ips[i] - (uintptr_t)ui_tf_region);
+	/* the hits are the child's: its pid is gone, count them all */
+	tf_expect_hits(_metadata, 0, 1);
+}
+
+/* RIP-relative add (stepped with a scratch register): same sums, 3 hits. */
+TEST_F(insn, rip_add)
+{
+	UT_WRITE_ONCE(ui_data, 1000);
+	EXPECT_EQ(2 * 5 + 1000 + 8, ui_rip_add(5));
+	if (PROBE("rip_add"))
+		return;
+	EXPECT_EQ(2 * 5 + 1000 + 8, ui_rip_add(5));
+	EXPECT_EQ(2 * -9 + 1000 + 8, ui_rip_add(-9));
+	UT_WRITE_ONCE(ui_data, -1);
+	EXPECT_EQ(2 * 7 - 1 + 8, ui_rip_add(7));
+	EXPECT_EQ(3, HITS());
+}
+
+/* The same add encoded with a REX.B prefix bit, which RIP-relative ignores. */
+TEST_F(insn, rip_add_rexb)
+{
+	UT_WRITE_ONCE(ui_data, 1000);
+	EXPECT_EQ(2 * 5 + 1000 + 8, ui_rip_add_rexb(5));
+	if (PROBE("rip_add_rexb"))
+		return;
+	EXPECT_EQ(2 * 5 + 1000 + 8, ui_rip_add_rexb(5));
+	EXPECT_EQ(2 * -9 + 1000 + 8, ui_rip_add_rexb(-9));
+	EXPECT_EQ(2, HITS());
+}
+
+/*
+ * RIP-relative cmpxchg (%rax implicit): a matching compare stores, a
+ * failing one loads %rax; the words around the target stay.
+ */
+TEST_F(insn, rip_cmpxchg)
+{
+	if (PROBE("rip_cmpxchg"))
+		return;
+	UT_WRITE_ONCE(ui_store_word, 10);
+	EXPECT_EQ(10 + 3 + 20 + 10, ui_rip_cmpxchg(10, 20));
+	EXPECT_EQ(20, UT_READ_ONCE(ui_store_word));
+	EXPECT_EQ(20 + 3 + 30 + 10, ui_rip_cmpxchg(10, 30));
+	EXPECT_EQ(20, UT_READ_ONCE(ui_store_word));
+	EXPECT_EQ(0x5555555555555555L, UT_READ_ONCE(ui_store_guard_lo));
+	EXPECT_EQ(0xaaaaaaaaaaaaaaaaUL, (unsigned long)UT_READ_ONCE(ui_store_guard_hi));
+	EXPECT_EQ(2, HITS());
+}
+
+static long mulx_expect(long x, long y)
+{
+	unsigned __int128 p = (unsigned __int128)(unsigned long)x *
+			      (unsigned long)y;
+
+	return (long)((unsigned long)p + 7 * (unsigned long)(p >> 64) + 3);
+}
+
+/*
+ * RIP-relative mulx (VEX, BMI2: %rdx implicit, a destination in
+ * VEX.vvvv): the 128-bit product, 2 hits.
+ */
+TEST_F(insn, rip_mulx)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_BMI2))
+		SKIP(return, "the CPU has no BMI2 (mulx)");
+	UT_WRITE_ONCE(ui_data, 0x100000001L);
+	EXPECT_EQ(mulx_expect(0x300000005L, 0x100000001L),
+		  ui_rip_mulx(0x300000005L));
+	if (PROBE("rip_mulx"))
+		return;
+	EXPECT_EQ(mulx_expect(0x300000005L, 0x100000001L),
+		  ui_rip_mulx(0x300000005L));
+	EXPECT_EQ(mulx_expect(-3, 0x100000001L), ui_rip_mulx(-3));
+	EXPECT_EQ(2, HITS());
+}
+
+/*
+ * RIP-relative pcmpestri (SSE4.2: %rax and %rdx implicit, result in
+ * %rcx): where "upr" starts in "hello uprobes!!!" (6), and that "xyz"
+ * is nowhere (16), 2 hits.
+ */
+TEST_F(insn, rip_pcmpestri)
+{
+	static const char upr[16] = "upr", xyz[16] = "xyz";
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_2))
+		SKIP(return, "the CPU has no SSE4.2 (pcmpestri)");
+	EXPECT_EQ(6 + 15, ui_rip_pcmpestri(upr, 3));
+	if (PROBE("rip_pcmpestri"))
+		return;
+	EXPECT_EQ(6 + 15, ui_rip_pcmpestri(upr, 3));
+	EXPECT_EQ(16 + 15, ui_rip_pcmpestri(xyz, 3));
+	EXPECT_EQ(2, HITS());
+}
+
 /* A probed %rip relative load reads the right variable. */
 TEST_F(insn, riprel_load)
 {

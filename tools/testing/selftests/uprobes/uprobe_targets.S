@@ -16,6 +16,9 @@ ui_data:		.quad 0
 ui_store_guard_lo:	.quad 0x5555555555555555
 ui_store_word:		.quad 0
 ui_store_guard_hi:	.quad 0xaaaaaaaaaaaaaaaa
+	.balign 16
+	.globl ui_hay
+ui_hay:			.ascii "hello uprobes!!!"
 
 	.text
 
@@ -128,6 +131,120 @@ LABEL(ui_riprel_lea_insn)
 	lea	ui_data(%rip), %rax
 	ret
 END(ui_riprel_lea)
+
+/*
+ * RIP-relative forms run out of line with a scratch register holding the
+ * address: each function also adds %rbx (3), %rsi and %rdi as the
+ * instruction left them, so a scratch register not restored shows.
+ */
+
+/* long ui_rip_add(long x): 2x + ui_data + 8 -- add ui_data(%rip),%rax */
+FUNC(ui_rip_add)
+	push	%rbx
+	mov	$3, %ebx
+	mov	%rdi, %rax
+	mov	$5, %esi
+LABEL(ui_rip_add_insn)
+	add	ui_data(%rip), %rax
+	add	%rbx, %rax
+	add	%rsi, %rax
+	add	%rdi, %rax
+	pop	%rbx
+	ret
+END(ui_rip_add)
+
+/* long ui_rip_add_rexb(long x): the same, encoded with a (meaningless) REX.B */
+FUNC(ui_rip_add_rexb)
+	push	%rbx
+	mov	$3, %ebx
+	mov	%rdi, %rax
+	mov	$5, %esi
+LABEL(ui_rip_add_rexb_insn)
+	.byte	0x49, 0x03, 0x05	/* add disp32(%rip),%rax; REX.WB */
+	.long	ui_data - 1f
+1:	add	%rbx, %rax
+	add	%rsi, %rax
+	add	%rdi, %rax
+	pop	%rbx
+	ret
+END(ui_rip_add_rexb)
+
+/*
+ * long ui_rip_cmpxchg(long old, long new): cmpxchg %rsi,ui_store_word(%rip)
+ * with %rax = old; returns %rax after it + 3 + new + old
+ */
+FUNC(ui_rip_cmpxchg)
+	push	%rbx
+	mov	$3, %ebx
+	mov	%rdi, %rax
+LABEL(ui_rip_cmpxchg_insn)
+	cmpxchg	%rsi, ui_store_word(%rip)
+	add	%rbx, %rax
+	add	%rsi, %rax
+	add	%rdi, %rax
+	pop	%rbx
+	ret
+END(ui_rip_cmpxchg)
+
+/*
+ * long ui_rip_mulx(long x): x * ui_data with mulx (VEX; %rdx implicit, the
+ * low half in %rsi through VEX.vvvv, the high half in %rdi through
+ * ModRM.reg): low + 7 * high + 3
+ */
+FUNC(ui_rip_mulx)
+	push	%rbx
+	mov	$3, %ebx
+	mov	%rdi, %rdx
+LABEL(ui_rip_mulx_insn)
+	mulx	ui_data(%rip), %rsi, %rdi
+	imul	$7, %rdi, %rax
+	add	%rsi, %rax
+	add	%rbx, %rax
+	pop	%rbx
+	ret
+END(ui_rip_mulx)
+
+/*
+ * long ui_rip_pcmpestri(const char *needle, long len): where the first
+ * @len bytes of @needle start in ui_hay (16: nowhere), with pcmpestri
+ * (%rax, %rdx implicit, result in %rcx; the needle in %xmm6) + 15
+ */
+FUNC(ui_rip_pcmpestri)
+	push	%rbx
+	mov	$3, %ebx
+	movdqu	(%rdi), %xmm6
+	mov	%rsi, %rax
+	mov	$16, %edx
+	mov	$5, %esi
+	mov	$7, %edi
+LABEL(ui_rip_pcmpestri_insn)
+	pcmpestri $0x0c, ui_hay(%rip), %xmm6
+	lea	(%rcx,%rbx), %rax
+	add	%rsi, %rax
+	add	%rdi, %rax
+	pop	%rbx
+	ret
+END(ui_rip_pcmpestri)
+
+/*
+ * long ui_tf_region(long x): x + 1 + ui_data, through four kinds of
+ * probed instruction: emulated (nop, push), boosted (add), stepped with a
+ * scratch register (RIP-relative add); ui_tf_region_end follows it
+ */
+FUNC(ui_tf_region)
+	mov	%rdi, %rax
+LABEL(ui_tf_nop_insn)
+	nop
+LABEL(ui_tf_add_insn)
+	add	$1, %rax
+LABEL(ui_tf_push_insn)
+	push	%rax
+	pop	%rax
+LABEL(ui_tf_rip_insn)
+	add	ui_data(%rip), %rax
+	ret
+LABEL(ui_tf_region_end)
+END(ui_tf_region)
 
 /* long ui_call(long x): the return address seen by the callee (ui_call_ret) */
 FUNC(ui_call)
