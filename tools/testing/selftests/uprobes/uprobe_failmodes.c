@@ -37,10 +37,14 @@ unsigned short fm_ref[4] __section(".probes") __used;
 
 #define SEM(s)	UT_READ_ONCE(s)
 
-noipa long fm_work(long x)
+/* *@ran: whether this call ran the marker (found its semaphore set) */
+noipa long fm_work(long x, int *ran)
 {
-	if (SEM(fm_work_semaphore))
+	*ran = 0;
+	if (SEM(fm_work_semaphore)) {
 		DTRACE_PROBE1(fm, work, x);
+		*ran = 1;
+	}
 	return x * 5 + 2;
 }
 
@@ -160,39 +164,125 @@ static long (*pure_in(char *base, uint64_t pgoff))(long)
 
 #define HITS(ev)	ut_trace_count(ev, getpid())
 
+/*
+ * The phase of a probe that one thread enables and disables while others
+ * watch: 4k settled off (before the first enable or after a disable
+ * returned), 4k + 1 enabling, 4k + 2 settled on (after the enable returned,
+ * before the disable is called), 4k + 3 disabling.
+ */
+#define PH_OFF(k)	(4UL * (k))
+#define PH_ON(k)	(4UL * (k) + 2)
+
+static unsigned long ph_load(unsigned long *ph)
+{
+	return __atomic_load_n(ph, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Move to phase @v: what was done before is seen by whoever sees @v, and
+ * what is done after (the next enable or disable) is not seen before it.
+ */
+static void ph_set(unsigned long *ph, unsigned long v)
+{
+	__atomic_store_n(ph, v, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * Wait until *@seen[i] (every @stride bytes, @n of them) is @v, up to 20
+ * seconds or until fm_stop; true if they all got there.
+ */
+static bool ph_wait(unsigned long *seen, size_t stride, int n, unsigned long v)
+{
+	int i, ms;
+
+	for (ms = 0; ms < 20000 && !UT_READ_ONCE(fm_stop); ms++) {
+		for (i = 0; i < n; i++)
+			if (ph_load((unsigned long *)((char *)seen + i * stride)) != v)
+				break;
+		if (i == n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static unsigned long fm_phase;
+
 struct trigger {
 	pthread_t th;
 	pthread_barrier_t *bar;
-	long calls;
-	long bad;
+	unsigned long seen;	/* the last phase a whole call fell in */
+	long calls, bad;
+	long ran;	/* calls that ran the marker */
+	long must;	/* calls wholly inside a settled on phase */
+	long wrong;	/* calls wholly inside a settled phase that ran the
+			 * marker when off or not when on
+			 */
 };
 
-/* Call fm_work until told to stop, and at least 1000 times. */
+/*
+ * Call fm_work until told to stop, and at least 1000 times, noting which
+ * calls ran the marker and which phase they fell in wholly.
+ */
 static void *trigger_fn(void *arg)
 {
 	struct trigger *t = arg;
+	unsigned long p0, p1;
+	int ran;
 	long i;
 
 	pthread_barrier_wait(t->bar);
-	for (i = 0; !UT_READ_ONCE(fm_stop) || i < 1000; i++)
-		if (fm_work(i) != i * 5 + 2)
+	for (i = 0; !UT_READ_ONCE(fm_stop) || i < 1000; i++) {
+		p0 = ph_load(&fm_phase);
+		if (fm_work(i, &ran) != i * 5 + 2)
 			t->bad++;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		p1 = ph_load(&fm_phase);
+		t->ran += ran;
+		if (p0 != p1 || (p0 & 1))
+			continue;
+		if (p0 % 4 == 2)
+			t->must++;
+		if (ran != (p0 % 4 == 2))
+			t->wrong++;
+		__atomic_store_n(&t->seen, p0, __ATOMIC_RELEASE);
+	}
 	t->calls = i;
 	return NULL;
 }
 
 /*
- * #1: 40 enable/disable cycles of a semaphore-guarded marker while 4
- * threads run it: no SIGTRAP, every result right, the semaphore ends at 0.
+ * #1: a guarded marker toggled under running threads: semaphore, hits.
+ *
+ * A semaphore-guarded marker is enabled and disabled 40 times while 4
+ * threads run it.  The semaphore is 1 after each enable and 0 after each
+ * disable, and the threads agree: every call made wholly between an
+ * enable's return and the next disable ran the marker, none made wholly
+ * after a disable returned (and before the next enable) did.  No SIGTRAP,
+ * every result right.
+ *
+ * uprobe_profile's count cannot be known exactly: a call that overlaps an
+ * enable or a disable may find the semaphore set and run the marker before
+ * or after the breakpoint is written or removed, which no thread can see.
+ * So the count is bounded by what can be seen: at least the calls made
+ * wholly inside an enabled phase (each ran the marker over a breakpoint
+ * that was in place all along: a hit), at most the calls that ran the
+ * marker at all (a hit needs the breakpoint executed).  A correct kernel
+ * can give any value in between, so no tighter bound holds; a lost hit
+ * of a settled call or a hit counted twice or from nowhere is caught as
+ * long as the overlapping calls do not make up for it.  The main thread
+ * holds each settled phase until every thread made a whole call in it.
  * (Each cycle waits for RCU grace periods, about 80 ms under TCG while the
- * threads trap continuously; 150 cycles took about 25 s on the fast kernel.)
+ * threads trap continuously.)
  */
 TEST_F_TIMEOUT(fm, attach_detach_threads, 180)
 {
-	struct trigger t[4];
+	long ran = 0, must = 0, wrong = 0, hits;
+	int i, sem_on = 0, sem_off = 0, stuck = 0;
+	struct trigger t[4] = {};
 	pthread_barrier_t bar;
 	struct ut_sdt_note n;
-	int i;
 
 	if (START("ust_fmloop"))
 		return;
@@ -205,23 +295,45 @@ TEST_F_TIMEOUT(fm, attach_detach_threads, 180)
 	ASSERT_EQ(0, pthread_barrier_init(&bar, NULL, 5));
 	for (i = 0; i < 4; i++) {
 		t[i].bar = &bar;
-		t[i].bad = 0;
 		ASSERT_EQ(0, pthread_create(&t[i].th, NULL, trigger_fn, &t[i]));
 	}
 	pthread_barrier_wait(&bar);
 	for (i = 0; i < 40; i++) {
+		ph_set(&fm_phase, PH_OFF(i) + 1);
 		ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmloop_e", true));
+		ph_set(&fm_phase, PH_ON(i));
+		sem_on += SEM(fm_work_semaphore) == 1;
+		stuck += !ph_wait(&t[0].seen, sizeof(t[0]), 4, PH_ON(i));
+		ph_set(&fm_phase, PH_ON(i) + 1);
 		ASSERT_EQ(0, ut_event_enable(self->grp, "ust_fmloop_e", false));
+		ph_set(&fm_phase, PH_OFF(i + 1));
+		sem_off += SEM(fm_work_semaphore) == 0;
+		stuck += !ph_wait(&t[0].seen, sizeof(t[0]), 4, PH_OFF(i + 1));
 	}
 	UT_WRITE_ONCE(fm_stop, 1);
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, pthread_join(t[i].th, NULL));
 		EXPECT_EQ(0, t[i].bad);
 		EXPECT_LE(1000, t[i].calls);
+		ran += t[i].ran;
+		must += t[i].must;
+		wrong += t[i].wrong;
 	}
+	hits = ut_profile_hits("ust_fmloop_e");
+	TH_LOG("%ld hits: %ld calls in enabled phases, %ld ran the marker",
+	       hits, must, ran);
+	EXPECT_EQ(40, sem_on);
+	EXPECT_EQ(40, sem_off);
+	EXPECT_EQ(0, stuck);
+	EXPECT_EQ(0, wrong);
+	EXPECT_LE(4 * 40, must);
+	EXPECT_LE(must, hits);
+	EXPECT_GE(ran, hits);
 	EXPECT_EQ(0, UT_READ_ONCE(fm_sigtrap));
 	EXPECT_EQ(0, SEM(fm_work_semaphore));
-	EXPECT_EQ(12, fm_work(2));
+	EXPECT_EQ(12, fm_work(2, &i));
+	EXPECT_EQ(0, i);
+	EXPECT_EQ(hits, ut_profile_hits("ust_fmloop_e"));
 }
 
 /*
@@ -663,97 +775,214 @@ TEST_F(fm, fork_in_retprobed_function)
 	EXPECT_EQ(2, ut_trace_count("ust_fmforkret_e", 0));
 }
 
-struct toggler {
-	const char *grp;
-	int ready;	/* write end of a pipe: one byte after the first cycle */
-	long cycles;	/* -1 on error */
+#define FR_CYCLES	25	/* enable/disable cycles */
+#define FR_MAX		4000	/* forks at most */
+#define FR_CALLS	10	/* calls of fm_pure by each child */
+
+/* what a child of fork_vs_register saw, in memory shared with the parent */
+struct fr_kid {
+	/* the phase before its fork (read by the parent), after it */
+	unsigned long f0, f1;
+	/* the phase before its look, between its look and calls, after */
+	unsigned long p0, pm, p1;
+	int bp, sem, bad;
 };
 
-/* Enable and disable GRP/ust_fmfork_e until fm_stop. */
+struct fr_shared {
+	unsigned long phase;	/* of ust_fmfork_e, as for fm_phase */
+	unsigned long checked;	/* the last settled phase a child was checked in */
+	struct fr_kid kid[FR_MAX];
+};
+
+struct toggler {
+	const char *grp;
+	struct fr_shared *sh;
+	long cycles;	/* completed; -1 on an error of tracefs */
+	int bad;	/* cycles where this process's state was wrong */
+	int stuck;	/* settled phases in which no child was checked */
+};
+
+/*
+ * Enable and disable GRP/ust_fmfork_e FR_CYCLES times, checking this
+ * process's breakpoint and counter after each, and holding each settled
+ * phase until a child was checked in it.
+ */
 static void *toggle_fn(void *arg)
 {
 	struct toggler *t = arg;
+	unsigned long *ph = &t->sh->phase;
 	long i;
 
-	for (i = 0; i == 0 || !UT_READ_ONCE(fm_stop); i++) {
-		if (ut_event_enable(t->grp, "ust_fmfork_e", true) ||
-		    ut_event_enable(t->grp, "ust_fmfork_e", false)) {
-			i = -1;
+	for (i = 0; i < FR_CYCLES; i++) {
+		ph_set(ph, PH_OFF(i) + 1);
+		if (ut_event_enable(t->grp, "ust_fmfork_e", true))
 			break;
-		}
-		if (i == 0 && write(t->ready, "r", 1) != 1) {
-			i = -1;
+		ph_set(ph, PH_ON(i));
+		t->bad += SEM(fm_ref[0]) != 1 || !ut_is_bp((void *)fm_pure);
+		t->stuck += !ph_wait(&t->sh->checked, 0, 1, PH_ON(i));
+		ph_set(ph, PH_ON(i) + 1);
+		if (ut_event_enable(t->grp, "ust_fmfork_e", false))
 			break;
-		}
+		ph_set(ph, PH_OFF(i + 1));
+		t->bad += SEM(fm_ref[0]) != 0 || ut_is_bp((void *)fm_pure);
+		t->stuck += !ph_wait(&t->sh->checked, 0, 1, PH_OFF(i + 1));
 	}
-	close(t->ready);
-	t->cycles = i;
+	t->cycles = i == FR_CYCLES ? i : -1;
+	UT_WRITE_ONCE(fm_stop, 1);
 	return NULL;
 }
 
 /*
- * #13: 200 forks while another thread enables and disables a probe on the
- * code the children run: every child exits normally with the right status.
+ * A child of fork_vs_register: wait for the change under way (if any) to
+ * end, look, call fm_pure, note it all in @k.
  */
-TEST_F(fm, fork_vs_register)
+static void fr_child(struct fr_shared *sh, struct fr_kid *k)
+{
+	long sum = 0;
+	int j;
+
+	k->f1 = ph_load(&sh->phase);
+	for (j = 0; j < 20000 && (ph_load(&sh->phase) & 1); j++)
+		usleep(500);
+	k->p0 = ph_load(&sh->phase);
+	k->bp = ut_is_bp((void *)fm_pure);
+	k->sem = SEM(fm_ref[0]);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	k->pm = ph_load(&sh->phase);
+	for (j = 0; j < FR_CALLS; j++)
+		sum += fm_pure(j);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	k->p1 = ph_load(&sh->phase);
+	k->bad = sum != 3 * FR_CALLS * (FR_CALLS - 1) / 2 + FR_CALLS;
+	_exit(0);
+}
+
+/*
+ * #13: a child forked while a probe is toggled has the probe's last state.
+ *
+ * A process forks nonstop while another of its threads enables and
+ * disables a probe (with a reference counter) 25 times.  A child that
+ * looks at itself in a settled phase (wholly after an enable or a disable
+ * returned and before the next began) sees the state of that phase,
+ * whenever its fork began: the breakpoint and a counter of 1 when on,
+ * neither when off; its 10 calls made in a settled phase are 10 hits when
+ * on, none when off; so is the parent after each change.  A child forked
+ * while a change runs waits for it to end before it looks, so that forks
+ * that cross a walk are checked; some must have.  Each change waits until
+ * a child did both in its settled phase.  Children that overlap a change
+ * anyway exit normally, with 0 to 10 hits.
+ * uprobe_profile counts every traced hit, and may count more only for
+ * calls of overlapping children: a hit while the event is being enabled
+ * or disabled can be counted but not traced.
+ */
+TEST_F_TIMEOUT(fm, fork_vs_register, 240)
 {
 	struct toggler tg = { .grp = self->grp };
-	int i, j, status, bad = 0, p[2];
+	int n, on, hits, sum = 0, slack = 0, status, bad = 0, raced = 0;
+	int looks[2] = { 0, 0 }, calls[2] = { 0, 0 };
+	long prof;
+	struct fr_shared *sh;
+	struct fr_kid *k;
 	pthread_t th;
 	pid_t pid;
-	char c;
 
 	if (START("ust_fmfork"))
 		return;
 	ASSERT_EQ(0, ut_unpin_cpu());
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	self->map[0].p = (char *)sh;
+	self->map[0].len = sizeof(*sh);
+	tg.sh = sh;
 	ASSERT_EQ(0, define_at(self->grp, "ust_fmfork_e", sym_off("fm_pure"),
-			       0));
-	ASSERT_EQ(0, pipe(p));
-	tg.ready = p[1];
+			       ref_off(0)));
 	ASSERT_EQ(0, pthread_create(&th, NULL, toggle_fn, &tg));
-	ASSERT_EQ(1, read(p[0], &c, 1));
-	close(p[0]);
-	for (i = 0; i < 200; i++) {
+	for (n = 0; n < FR_MAX && !UT_READ_ONCE(fm_stop); n++) {
+		k = &sh->kid[n];
+		k->f0 = ph_load(&sh->phase);
 		pid = fork();
 		if (pid < 0)
 			break;
-		if (pid == 0) {
-			long sum = 0;
-
-			for (j = 0; j < 20; j++)
-				sum += fm_pure(j);
-			/* 3 * 190 + 20 */
-			_exit(sum == 590 ? i % 100 : 200);
-		}
-		if (waitpid(pid, &status, 0) != pid ||
-		    !WIFEXITED(status) || WEXITSTATUS(status) != i % 100) {
-			TH_LOG("child %d: status 0x%x", i, status);
+		if (pid == 0)
+			fr_child(sh, k);
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) || k->bad) {
+			TH_LOG("child %d: status 0x%x, bad %d", n, status,
+			       k->bad);
 			bad++;
+			continue;
 		}
+		hits = ut_trace_count("ust_fmfork_e", pid);
+		sum += hits;
+		if (hits < 0 || hits > FR_CALLS) {
+			TH_LOG("child %d: %d hits", n, hits);
+			bad++;
+			continue;
+		}
+		if (k->p0 == k->pm && !(k->p0 & 1)) {
+			on = k->p0 % 4 == 2;
+			looks[on]++;
+			raced += (k->f0 & 1) || k->f0 != k->f1;
+			if (k->bp != on || k->sem != on) {
+				TH_LOG("child %d (probe %s): breakpoint %d, counter %d",
+				       n, on ? "on" : "off", k->bp, k->sem);
+				bad++;
+			}
+		}
+		if (k->pm == k->p1 && !(k->pm & 1)) {
+			on = k->pm % 4 == 2;
+			calls[on]++;
+			if (hits != on * FR_CALLS) {
+				TH_LOG("child %d (probe %s): %d hits",
+				       n, on ? "on" : "off", hits);
+				bad++;
+			}
+		} else {
+			slack += FR_CALLS - hits;
+		}
+		if (k->p0 == k->p1 && !(k->p0 & 1))
+			__atomic_store_n(&sh->checked, k->p0, __ATOMIC_RELEASE);
 	}
 	UT_WRITE_ONCE(fm_stop, 1);
 	ASSERT_EQ(0, pthread_join(th, NULL));
-	EXPECT_EQ(200, i);
+	TH_LOG("%d forks; settled on/off looks %d/%d (%d forked in a change), calls %d/%d",
+	       n, looks[1], looks[0], raced, calls[1], calls[0]);
+	EXPECT_EQ(FR_CYCLES, tg.cycles);
+	EXPECT_EQ(0, tg.bad);
+	EXPECT_EQ(0, tg.stuck);
 	EXPECT_EQ(0, bad);
-	EXPECT_LT(0L, tg.cycles);
+	EXPECT_LE(FR_CYCLES, looks[1]);
+	EXPECT_LE(FR_CYCLES, looks[0]);
+	EXPECT_LE(FR_CYCLES, calls[1]);
+	EXPECT_LE(FR_CYCLES, calls[0]);
+	EXPECT_LT(0, raced);
+	prof = ut_profile_hits("ust_fmfork_e");
+	EXPECT_LE(sum, prof);
+	EXPECT_GE(sum + slack, prof);
+	EXPECT_EQ(0, SEM(fm_ref[0]));
 	EXPECT_FALSE(ut_is_bp((void *)fm_pure));
 }
 
 #define FK_KIDS		16
+#define FK_CYCLES	100
 
 /* the forker's live children, shared with the test */
 struct fk_ring {
 	int stop;
+	unsigned long phase;	/* of ust_fmwalk_e, as for fm_phase */
 	pid_t kid[FK_KIDS];	/* 0: free */
+	unsigned long born[FK_KIDS][2];	/* the phase before and after its fork */
 };
 
 /*
  * Fork children that only wait to be killed, nonstop, FK_KIDS alive at a
- * time (the oldest is killed first), until @r->stop.
+ * time (the oldest is killed first), until @r->stop; note the phases each
+ * fork began and ended in.
  */
 static void fork_nonstop(struct fk_ring *r)
 {
-	unsigned long n;
+	unsigned long n, p0;
 	pid_t pid;
 	int i;
 
@@ -761,16 +990,20 @@ static void fork_nonstop(struct fk_ring *r)
 		i = n % FK_KIDS;
 		pid = r->kid[i];
 		if (pid) {
-			UT_WRITE_ONCE(r->kid[i], 0);
+			__atomic_store_n(&r->kid[i], 0, __ATOMIC_SEQ_CST);
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 		}
+		p0 = ph_load(&r->phase);
 		pid = fork();
 		if (pid == 0) {
 			for (;;)
 				pause();
 		}
-		UT_WRITE_ONCE(r->kid[i], pid > 0 ? pid : 0);
+		UT_WRITE_ONCE(r->born[i][0], p0);
+		UT_WRITE_ONCE(r->born[i][1], ph_load(&r->phase));
+		__atomic_store_n(&r->kid[i], pid > 0 ? pid : 0,
+				 __ATOMIC_RELEASE);
 	}
 	for (i = 0; i < FK_KIDS; i++) {
 		if (r->kid[i] > 0) {
@@ -781,37 +1014,56 @@ static void fork_nonstop(struct fk_ring *r)
 	_exit(0);
 }
 
+/* what the test saw of the forker's children in one settled phase */
+struct fk_look {
+	int looked;	/* children read */
+	int raced;	/* of them, forked while the last change ran */
+	int bad;	/* of them, not showing what they should */
+};
+
 /*
- * How many of the forker's live children show at fm_pure UT_BP_SIZE first
- * bytes other than @want (children that died while we looked are skipped).
+ * Read fm_pure's first UT_BP_SIZE bytes in each of the forker's live
+ * children and compare them with @want, counting into @l; children that
+ * were killed while we looked are not counted.  @change is the phase of
+ * the enable or disable that just returned.
  */
-static int kids_not_showing(struct fk_ring *r, const void *want)
+static void kids_look(struct fk_ring *r, const void *want, struct fk_look *l,
+		      unsigned long change)
 {
 	uint8_t b[UT_BP_SIZE];
-	int i, bad = 0;
+	bool raced;
 	pid_t pid;
+	int i;
 
 	for (i = 0; i < FK_KIDS; i++) {
-		pid = UT_READ_ONCE(r->kid[i]);
-		if (pid <= 0 ||
-		    ut_proc_read(pid, (uintptr_t)fm_pure, b, UT_BP_SIZE))
+		pid = __atomic_load_n(&r->kid[i], __ATOMIC_ACQUIRE);
+		if (pid <= 0)
 			continue;
-		if (memcmp(b, want, UT_BP_SIZE) &&
-		    UT_READ_ONCE(r->kid[i]) == pid)
-			bad++;
+		raced = UT_READ_ONCE(r->born[i][0]) <= change &&
+			UT_READ_ONCE(r->born[i][1]) >= change;
+		if (ut_proc_read(pid, (uintptr_t)fm_pure, b, UT_BP_SIZE) ||
+		    __atomic_load_n(&r->kid[i], __ATOMIC_SEQ_CST) != pid)
+			continue;
+		l->looked++;
+		l->raced += raced;
+		l->bad += !!memcmp(b, want, UT_BP_SIZE);
 	}
-	return bad;
 }
 
 /*
- * #13: a process forks nonstop while a probe is enabled and disabled 100
+ * #13: enable and disable reach every child of a process forking nonstop.
+ *
+ * A process forks nonstop while a probe is enabled and disabled 100
  * times (each a walk over the mms that map it): once an enable returns every
  * child shows the breakpoint, once a disable returns none does, however the
- * forks fell against the walks.
+ * forks fell against the walks.  Every cycle must read children after
+ * both, and some of them must have been forked while the enable or disable
+ * just done ran, or the test has shown nothing.
  */
 TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 {
-	int i, bad_on = 0, bad_off = 0, status;
+	struct fk_look on = {}, off = {};
+	int i, status, blind = 0;
 	uint8_t orig[UT_BP_SIZE];
 	struct fk_ring *r;
 	pid_t forker;
@@ -832,19 +1084,31 @@ TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 	ASSERT_LE(0, forker);
 	if (forker == 0)
 		fork_nonstop(r);
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < FK_CYCLES; i++) {
+		int seen_on = on.looked, seen_off = off.looked;
+
+		ph_set(&r->phase, PH_OFF(i) + 1);
 		if (ut_event_enable(self->grp, "ust_fmwalk_e", true))
 			break;
-		bad_on += kids_not_showing(r, UT_BP);
+		ph_set(&r->phase, PH_ON(i));
+		kids_look(r, UT_BP, &on, PH_OFF(i) + 1);
+		ph_set(&r->phase, PH_ON(i) + 1);
 		if (ut_event_enable(self->grp, "ust_fmwalk_e", false))
 			break;
-		bad_off += kids_not_showing(r, orig);
+		ph_set(&r->phase, PH_OFF(i + 1));
+		kids_look(r, orig, &off, PH_ON(i) + 1);
+		blind += on.looked == seen_on || off.looked == seen_off;
 	}
 	UT_WRITE_ONCE(r->stop, 1);
 	ASSERT_EQ(forker, waitpid(forker, &status, 0));
-	EXPECT_EQ(100, i);
-	EXPECT_EQ(0, bad_on);
-	EXPECT_EQ(0, bad_off);
+	TH_LOG("children read after enables: %d (%d forked during it), after disables: %d (%d)",
+	       on.looked, on.raced, off.looked, off.raced);
+	EXPECT_EQ(FK_CYCLES, i);
+	EXPECT_EQ(0, blind);
+	EXPECT_LT(0, on.raced);
+	EXPECT_LT(0, off.raced);
+	EXPECT_EQ(0, on.bad);
+	EXPECT_EQ(0, off.bad);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
