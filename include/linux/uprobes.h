@@ -370,6 +370,7 @@ void arch_uprobe_copy_ixol(struct page *page, unsigned long vaddr,
 			   void *src, unsigned long len);
 int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
 			  unsigned long slot_vaddr, unsigned long vaddr);
+int arch_uprobe_refuses_mm(struct arch_uprobe *auprobe, struct mm_struct *mm);
 bool arch_uprobe_boost(struct arch_uprobe *auprobe, struct pt_regs *regs,
 		       unsigned long slot_vaddr);
 unsigned long arch_uprobe_boost_resume(const void *slot,

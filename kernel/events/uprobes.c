@@ -1206,11 +1206,13 @@ static DEFINE_MUTEX(analyse_lock);
  * Make sure @uprobe is decoded before its first breakpoint goes into @mm at
  * @vaddr. An architecture that decodes per mm
  * (!CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM) is asked here, with the first
- * mm; one that does not was asked at registration. A refusal for @mm's
- * CPU mode (-EOPNOTSUPP) leaves the probe undecoded, for the next mm to
- * try, and @mm out; any other refusal means no mm can run the probe: it
- * sets UPROBE_REFUSED, which makes the install fail the registration
- * (install_fatal()) with the architecture's errno.
+ * mm; one that does not was asked at registration, and is asked here
+ * only whether @mm's mode can run what it decoded
+ * (arch_uprobe_refuses_mm()). A refusal for @mm's CPU mode (-EOPNOTSUPP)
+ * leaves the probe undecoded, for the next mm to try, and @mm out; any
+ * other refusal means no mm can run the probe: it sets UPROBE_REFUSED,
+ * which makes the install fail the registration (install_fatal()) with
+ * the architecture's errno; so does arch_uprobe_refuses_mm()'s.
  *
  * Return: 0; -EOPNOTSUPP (this mm only); the architecture's refusal.
  */
@@ -1221,7 +1223,7 @@ static int analyse_in(struct uprobe *uprobe, struct mm_struct *mm,
 
 	/* Pairs with the smp_mb__before_atomic() below. */
 	if (test_bit_acquire(UPROBE_ANALYSED, &uprobe->flags))
-		return 0;
+		return arch_uprobe_refuses_mm(&uprobe->arch, mm);
 	if (IS_ENABLED(CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM))
 		return -ENOEXEC;
 	mutex_lock(&analyse_lock);
@@ -1481,16 +1483,20 @@ static void report_refused(struct vm_area_struct *vma, struct uprobe *uprobe,
 /*
  * Does @err of an install of @uprobe fail the registration? Only errors
  * of the system do: no memory, an instruction that cannot be decoded
- * (UPROBE_REFUSED), a signal to the registering task. The others come
+ * (UPROBE_REFUSED) or one the mode of @mm's tasks cannot run
+ * (arch_uprobe_refuses_mm()), a signal to the registering task. The others come
  * from what one process did to its own mappings (changed the instruction,
  * filled its SDT counter, mapped something that is not the file's page,
  * hit its memory cgroup's limit): that process is left out and named,
  * everybody else is traced.
  */
-static bool install_fatal(struct uprobe *uprobe, int err)
+static bool install_fatal(struct uprobe *uprobe, struct mm_struct *mm,
+			  int err)
 {
 	return err == -ENOMEM || err == -ENOEXEC || err == -EINTR ||
-	       err == -ERESTARTSYS || test_bit(UPROBE_REFUSED, &uprobe->flags);
+	       err == -ERESTARTSYS || test_bit(UPROBE_REFUSED, &uprobe->flags) ||
+	       (test_bit(UPROBE_ANALYSED, &uprobe->flags) &&
+		err == arch_uprobe_refuses_mm(&uprobe->arch, mm));
 }
 
 /*
@@ -1508,7 +1514,7 @@ static int install_in_vma(struct uprobe *uprobe, struct vm_area_struct *vma)
 		return 0;
 	}
 	ret = install_site(uprobe, vma, offset_to_vaddr(vma, uprobe->offset));
-	if (!ret || install_fatal(uprobe, ret))
+	if (!ret || install_fatal(uprobe, vma->vm_mm, ret))
 		return ret;
 	report_refused(vma, uprobe, ret);
 	return 0;
@@ -4501,6 +4507,24 @@ bool __weak arch_uprobe_boost(struct arch_uprobe *auprobe,
 			      struct pt_regs *regs, unsigned long slot_vaddr)
 {
 	return false;
+}
+
+/**
+ * arch_uprobe_refuses_mm - can @mm's tasks run the probed instruction?
+ * @auprobe: the probe, decoded without an mm
+ *	(CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM): some task mode can run it
+ * @mm: an mm the probe is about to be installed in
+ *
+ * Asked before each install: an architecture whose one decode covers
+ * several task modes refuses an mm whose mode cannot run the instruction,
+ * and the registration then fails with that errno. The default accepts.
+ *
+ * Return: 0, or the -errno of the refusal.
+ */
+int __weak arch_uprobe_refuses_mm(struct arch_uprobe *auprobe,
+				  struct mm_struct *mm)
+{
+	return 0;
 }
 
 /**

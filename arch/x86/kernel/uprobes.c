@@ -102,7 +102,9 @@
  *
  * 32-bit code. Registration (arch_uprobe_analyze_insn() with no mm, as
  * the core calls it) succeeds if either mode can run the instruction; with
- * an mm, only that mm's mode counts. A hit in a mode whose plan is refused,
+ * an mm, only that mm's mode counts, and so each install asks whether the
+ * mode of the mm's program can run it (arch_uprobe_refuses_mm(): a refusal
+ * fails the registration). A hit in a mode whose plan is refused,
  * in 32-bit code with a segment other than the flat __USER32_CS/__USER_DS
  * (LDT code or stack segments), or in 32-bit code whose XOL slot lies above
  * 4 GiB, can be neither emulated nor stepped: arch_uprobe_pre_xol() fails
@@ -888,6 +890,24 @@ int arch_uprobe_analyze_insn(struct arch_uprobe *au, struct mm_struct *mm,
 	if (mm)
 		return is_64bit_mm(mm) ? p64->err : p32->err;
 	return p64->err && p32->err ? p64->err : 0;
+}
+
+/**
+ * arch_uprobe_refuses_mm - can the tasks of @mm run the probe?
+ * @au: the probe, decoded for both modes
+ * @mm: an mm it is about to be installed in
+ *
+ * A probe is installed for the mode of the mm's program (64-bit, or a
+ * compat task's 32-bit code): an instruction only the other mode can run
+ * (48 cf is dec %eax in 32-bit code, iretq in 64-bit code) is refused
+ * there, as a decode with that mm would refuse it. A task that switches
+ * modes still finds the other mode's plan at hit time.
+ *
+ * Return: 0, or the refusal of @mm's mode (-ENOTSUPP, -EINVAL).
+ */
+int arch_uprobe_refuses_mm(struct arch_uprobe *au, struct mm_struct *mm)
+{
+	return au->plan[is_64bit_mm(mm) ? AUP_MODE_64 : AUP_MODE_32].err;
 }
 
 /* ------------------------------------------------------------- hit time */

@@ -778,6 +778,88 @@ TEST_F(insn, ptrace_step)
 	tf_expect_hits(_metadata, 0, 1);
 }
 
+/* an instruction uprobes must refuse, at label ui_ref_<name> */
+struct refused {
+	const char *name;
+	int ours;	/* -errno enabling it gives here */
+	int stock;	/* and on stock 6.1: 0 if it takes it */
+};
+
+#define ENOTSUPP	524	/* the kernel's, not user space's ENOTSUP */
+
+static const struct refused refused[] = {
+	{ "int3", -ENOTSUPP, -ENOTSUPP },
+	{ "int1", -ENOTSUPP, -ENOTSUPP },
+	{ "int80", -ENOTSUPP, -ENOTSUPP },
+	{ "syscall", -ENOTSUPP, 0 },
+	{ "sysenter", -ENOTSUPP, 0 },
+	{ "hlt", -ENOTSUPP, -ENOTSUPP },
+	{ "cli", -ENOTSUPP, -ENOTSUPP },
+	{ "sti", -ENOTSUPP, -ENOTSUPP },
+	{ "in", -ENOTSUPP, -ENOTSUPP },
+	{ "out", -ENOTSUPP, -ENOTSUPP },
+	{ "insb", -ENOTSUPP, -ENOTSUPP },
+	{ "outsb", -ENOTSUPP, -ENOTSUPP },
+	{ "lock_add", -ENOTSUPP, -ENOTSUPP },
+	{ "ud2", -ENOTSUPP, 0 },
+	{ "ud1", -ENOTSUPP, 0 },
+	{ "mov_ss", -ENOTSUPP, -ENOTSUPP },
+	{ "pop_fs", -ENOTSUPP, 0 },
+	{ "iretq", -ENOTSUPP, -ENOTSUPP },
+	{ "popf", -ENOTSUPP, 0 },
+	{ "es_mov", -ENOTSUPP, -ENOTSUPP },
+	{ "ljmp", -ENOTSUPP, 0 },
+	{ "lret", -ENOTSUPP, 0 },
+	{ "sgdt", -ENOTSUPP, 0 },
+	{ "xbegin", -ENOTSUPP, 0 },
+	{ "mov_cr", -ENOTSUPP, 0 },
+};
+
+/*
+ * Each instruction uprobes must refuse (traps, system calls, I/O,
+ * interrupt flag, lock and segment prefixes, segment loads, popf, far
+ * transfers, xbegin, privileged ones) fails to enable with its errno and
+ * leaves the text untouched. Stock 6.1 takes some (the table says which).
+ */
+TEST_F(insn, refused_opcodes)
+{
+	const struct refused *r;
+	char sym[64], ev[64];
+	uint8_t *insn, first;
+	int64_t off, base = ut_elf_sym_offset(ut_self_exe(), "ui_refused");
+	int ret, stock_takes = 0;
+
+	if (ut_no_tracefs(_metadata))
+		return;
+	ASSERT_LT(0, base);
+	snprintf(self->grp, sizeof(self->grp), "ust_refused");
+	ut_group_cleanup(self->grp);
+	for (r = refused; r < refused + sizeof(refused) / sizeof(*r); r++) {
+		snprintf(sym, sizeof(sym), "ui_ref_%s", r->name);
+		snprintf(ev, sizeof(ev), "ust_ref_%s", r->name);
+		off = ut_elf_sym_offset(ut_self_exe(), sym);
+		ASSERT_LT(0, off);
+		/* the same section: file offsets and addresses differ alike */
+		insn = (uint8_t *)ui_refused + (off - base);
+		first = *insn;
+		ASSERT_EQ(0, ut_define_at(self->grp, ev, ut_self_exe(), off, 0));
+		ret = ut_event_enable(self->grp, ev, true);
+		EXPECT_EQ(ut_impl_is_stock() ? r->stock : r->ours, ret) {
+			TH_LOG("%s: enabling gave %d", r->name, ret);
+		}
+		if (!ret) {
+			stock_takes++;
+			EXPECT_EQ(0, ut_event_enable(self->grp, ev, false));
+		}
+		EXPECT_EQ(first, *insn) {
+			TH_LOG("%s: its first byte is now %#x", r->name, *insn);
+		}
+		EXPECT_EQ(0, ut_probe_del(self->grp, ev));
+	}
+	if (stock_takes)
+		UT_STOCK_FAILS("it takes %d of them", stock_takes);
+}
+
 /* RIP-relative add (stepped with a scratch register): same sums, 3 hits. */
 TEST_F(insn, rip_add)
 {

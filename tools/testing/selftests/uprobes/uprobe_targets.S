@@ -227,6 +227,40 @@ LABEL(ui_rip_pcmpestri_insn)
 END(ui_rip_pcmpestri)
 
 /*
+ * Instructions a uprobe must refuse (FAILURE-MODES 20), each at a global
+ * label ui_ref_<name>; never executed.
+ */
+#define REFUSED(name, bytes...)	LABEL(ui_ref_##name); .byte bytes
+FUNC(ui_refused)
+	REFUSED(int3, 0xcc)
+	REFUSED(int1, 0xf1)
+	REFUSED(int80, 0xcd, 0x80)
+	REFUSED(syscall, 0x0f, 0x05)
+	REFUSED(sysenter, 0x0f, 0x34)
+	REFUSED(hlt, 0xf4)
+	REFUSED(cli, 0xfa)
+	REFUSED(sti, 0xfb)
+	REFUSED(in, 0xec)
+	REFUSED(out, 0xee)
+	REFUSED(insb, 0x6c)
+	REFUSED(outsb, 0x6e)
+	REFUSED(lock_add, 0xf0, 0x48, 0x01, 0x07)
+	REFUSED(ud2, 0x0f, 0x0b)
+	REFUSED(ud1, 0x0f, 0xb9, 0xc0)
+	REFUSED(mov_ss, 0x8e, 0xd0)
+	REFUSED(pop_fs, 0x0f, 0xa1)
+	REFUSED(iretq, 0x48, 0xcf)
+	REFUSED(popf, 0x9d)
+	REFUSED(es_mov, 0x26, 0x48, 0x8b, 0x07)
+	REFUSED(ljmp, 0xff, 0x28)
+	REFUSED(lret, 0xcb)
+	REFUSED(sgdt, 0x0f, 0x01, 0x00)
+	REFUSED(xbegin, 0xc7, 0xf8, 0x00, 0x00, 0x00, 0x00)
+	REFUSED(mov_cr, 0x0f, 0x20, 0xc0)
+	ret
+END(ui_refused)
+
+/*
  * long ui_tf_region(long x): x + 1 + ui_data, through four kinds of
  * probed instruction: emulated (nop, push), boosted (add), stepped with a
  * scratch register (RIP-relative add); ui_tf_region_end follows it

@@ -28,6 +28,7 @@ long ui_rip_mulx(long x);
 long ui_rip_pcmpestri(const char *needle, long len);
 extern char ui_hay[16];
 long ui_tf_region(long x);
+void ui_refused(void);
 extern char ui_tf_region_end[];
 long ui_riprel_lea(void);
 long ui_call(long x);
