@@ -42,7 +42,7 @@
 
 #define PAGE		4096UL
 #define HPAGE		(2UL << 20)
-#define MAX_CHILDREN	2
+#define MAX_CHILDREN	3
 #define NMAPS		4
 #define ENOTSUPP	524	/* the kernel's, not user space's ENOTSUP */
 #define X86_TF		0x100UL
@@ -1067,6 +1067,156 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	EXPECT_LT(0, failed);
 	close(en);
 	close(nth);
+}
+
+/* Number of the disable test's targets: more than a walk keeps on its stack. */
+#define FD_TARGETS	3
+
+/* What stock 6.1 got wrong in the disable test (it is not asserted there). */
+static int fd_stock_wrong;
+
+/* Expect @ok; on stock 6.1 count it instead. */
+#define FD_EXPECT(ok, fmt, ...) do {					\
+	bool __ok = (ok);						\
+	if (ut_impl_is_stock())						\
+		fd_stock_wrong += !__ok;				\
+	else								\
+		EXPECT_TRUE(__ok) {					\
+			TH_LOG(fmt, ##__VA_ARGS__);			\
+		}							\
+} while (0)
+
+/*
+ * The disable test's targets: each has the counter @on, the file's text
+ * if !@on, and counts @on ? @n : 0 more hits for "mark @n" (*@hits, per
+ * target). @what says when, for the log.
+ */
+static void fd_check(struct __test_metadata *_metadata,
+		     struct _test_data_core *self, const uint8_t *file,
+		     const uint64_t *va, long *hits, int on, int n,
+		     const char *what)
+{
+	char cmd[16];
+	uint8_t mem[16];
+	long got;
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "mark %d", n);
+	for (i = 0; i < FD_TARGETS; i++) {
+		struct ut_child *c = &self->child[i];
+
+		got = cmd_num(c, "sem");
+		FD_EXPECT(got == on, "%s: target %d: counter %ld", what, i, got);
+		ASSERT_EQ(0, ut_proc_read(c->pid, va[i], mem, sizeof(mem)));
+		if (!on) {
+			FD_EXPECT(!memcmp(file, mem, sizeof(mem)),
+				  "%s: target %d: text differs from the file",
+				  what, i);
+			FD_EXPECT(!ut_smaps_anon_kb(c->pid, va[i]),
+				  "%s: target %d: anonymous copy left", what, i);
+		}
+		got = cmd_ok(c, cmd);
+		FD_EXPECT(got == (on ? n : 0), "%s: target %d: %s gave %ld",
+			  what, i, cmd, got);
+		hits[i] += on ? n : 0;
+		got = ut_trace_count("ust_corefd_e", c->pid);
+		FD_EXPECT(got == hits[i], "%s: target %d: %ld hits, not %ld",
+			  what, i, got, hits[i]);
+		hits[i] = got;
+	}
+}
+
+/*
+ * [#3] Disabling a probe with a reference counter in 3 processes, with
+ * the n-th allocation of the disabling task failed, for n = 1, 2, ...
+ * until none is left to fail: the disable either fails leaving the probe
+ * whole (enabled, counters 1, every hit counted) or takes it out whole
+ * (counters 0, the file's text, no anonymous copy, no hit); either way
+ * enabling it again works and a clean disable leaves everything as the
+ * file has it. Stock 6.1 leaves breakpoints and anonymous copies behind
+ * (expected there).
+ */
+TEST_F_TIMEOUT(core, disable_under_fault_injection, 600)
+{
+	const char *tgt = ut_helper("uprobe_target");
+	char path[PATH_MAX], buf[64], *buf_rc;
+	int i, nth, en, n, failed = 0, ret, on;
+	long left, hits[FD_TARGETS] = { 0 };
+	uint64_t va[FD_TARGETS];
+	struct ut_sdt_note note;
+	uint8_t file[16];
+
+	if (START("ust_corefd"))
+		return;
+	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth < 0 && errno == ENOENT)
+		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/thread-self/fail-nth)");
+	ASSERT_LE(0, nth);
+	if (!ut_file_exists(UT_FI_DIR "/failslab"))
+		SKIP(return, "CONFIG_FAILSLAB or CONFIG_FAULT_INJECTION_DEBUG_FS not enabled");
+	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
+		SKIP(return, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
+	self->fi_used = true;
+	ASSERT_EQ(0, ut_fi_setup());
+	/* as in enable_under_fault_injection: not uprobes code */
+	buf_rc = ut_read_file(RECORD_CMD, NULL);
+	ASSERT_NE(NULL, buf_rc);
+	snprintf(self->record_cmd, sizeof(self->record_cmd), "%s", buf_rc);
+	free(buf_rc);
+	ASSERT_EQ(0, ut_write_file(RECORD_CMD, "0", false));
+
+	ASSERT_EQ(0, ut_sdt_find(tgt, "uttgt", "mark", &note));
+	ASSERT_NE(0ULL, note.sem_off);
+	ASSERT_EQ(0, file_bytes(tgt, note.pc_off, file, sizeof(file)));
+	for (i = 0; i < FD_TARGETS; i++) {
+		ASSERT_EQ(i, START_TARGET());
+		va[i] = ut_fileoff_to_vaddr(self->child[i].pid, tgt,
+					    note.pc_off);
+		ASSERT_NE(0ULL, va[i]);
+	}
+	ASSERT_EQ(0, ut_define_at(self->grp, "ust_corefd_e", tgt, note.pc_off,
+				  note.sem_off));
+	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s/ust_corefd_e/enable",
+		 self->grp);
+	en = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, en);
+
+	for (n = 1; n <= 200; n++) {
+		ASSERT_EQ(0, fd_write(en, "1"));
+		fd_check(_metadata, self, file, va, hits, 1, 3,
+			 "enabled");
+		ASSERT_EQ(0, ut_fail_nth_set(nth, n));
+		ret = fd_write(en, "0");
+		left = ut_fail_nth_get(nth);
+		ASSERT_EQ(0, ut_fail_nth_set(nth, 0));
+		failed += !!ret;
+		snprintf(buf, sizeof(buf), "n=%d: disable %s", n,
+			 ret ? strerror(-ret) : "succeeded");
+		/* whole either way: enabled, or gone */
+		on = ut_event_enabled(self->grp, "ust_corefd_e");
+		FD_EXPECT(on == 0 || (ret && on == 1), "%s: enabled reads %d",
+			  buf, on);
+		fd_check(_metadata, self, file, va, hits, on, 2, buf);
+		/* and it can be enabled again, and disabled cleanly */
+		ret = fd_write(en, "1");
+		FD_EXPECT(!ret, "%s: enabling again: %s", buf, strerror(-ret));
+		fd_check(_metadata, self, file, va, hits, 1, 3, buf);
+		ASSERT_EQ(0, fd_write(en, "0"));
+		fd_check(_metadata, self, file, va, hits, 0, 1, buf);
+		if (left)	/* nothing was failed */
+			break;
+	}
+	TH_LOG("%d disables failed of %d runs", failed, n);
+	EXPECT_LE(n, 200);
+	EXPECT_LT(1, n);	/* some allocation of the disable was failed */
+	close(en);
+	close(nth);
+	if (ut_impl_is_stock()) {
+		/* a failed allocation leaves breakpoints behind (FM #3) */
+		EXPECT_LT(0, fd_stock_wrong);
+		UT_STOCK_FAILS("%d checks failed after injected failures",
+			       fd_stock_wrong);
+	}
 }
 
 /* ------------------------------------------------------------------ */
