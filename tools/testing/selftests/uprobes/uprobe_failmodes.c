@@ -1181,7 +1181,8 @@ static void *storm_fn(void *arg)
 /*
  * #18: a SIGUSR1 storm from another thread while a probed instruction is
  * run at least 1000 times (until 50 signals were handled): results right
- * and the hit count exactly the number of calls.
+ * and the hit count exactly the number of calls (stepped out of line on
+ * ours too: insn.rip_add_signal_storm).
  */
 TEST_F(fm, signal_storm)
 {
@@ -1206,7 +1207,8 @@ TEST_F(fm, signal_storm)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(0, bad);
 	EXPECT_LE(50, UT_READ_ONCE(fm_sigusr1));
-	EXPECT_EQ(i, HITS("ust_fmstorm_e"));
+	/* counted by uprobe_profile: the trace buffer may be too small */
+	EXPECT_EQ(i, ut_profile_hits("ust_fmstorm_e"));
 }
 
 TEST_HARNESS_MAIN

@@ -9,6 +9,7 @@
  * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -776,6 +777,67 @@ TEST_F(insn, ptrace_step)
 			  tf_ips[i] - (uintptr_t)ui_tf_region);
 	/* the hits are the child's: its pid is gone, count them all */
 	tf_expect_hits(_metadata, 0, 1);
+}
+
+/* the signal storm of rip_add_signal_storm */
+static int storm_stop;
+static long storm_signals, storm_in_xol;
+static unsigned long storm_xol_lo, storm_xol_hi;
+
+static void storm_sig(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned long ip = uc->uc_mcontext.gregs[REG_RIP];
+
+	storm_signals++;
+	if (ip >= storm_xol_lo && ip < storm_xol_hi)
+		storm_in_xol++;
+}
+
+static void *storm_thread(void *arg)
+{
+	pid_t tid = *(pid_t *)arg;
+
+	while (!UT_READ_ONCE(storm_stop))
+		syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * A SIGUSR1 storm from another thread while a probed instruction that is
+ * stepped out of line (a RIP-relative add) runs at least 2000 times, until
+ * 50 signals were handled: every result right, every call a hit
+ * (uprobe_profile), and no signal frame ever shows the XOL area.
+ */
+TEST_F(insn, rip_add_signal_storm)
+{
+	struct sigaction sa = { .sa_sigaction = storm_sig,
+				.sa_flags = SA_SIGINFO }, old;
+	long i, bad = 0;
+	pthread_t th;
+	pid_t tid;
+
+	UT_WRITE_ONCE(ui_data, 1000);
+	if (PROBE("rip_add"))
+		return;
+	EXPECT_EQ(2 * 1 + 1000 + 8, ui_rip_add(1));	/* maps the XOL area */
+	storm_xol_lo = xol_area(&storm_xol_hi);
+	ASSERT_NE(0, storm_xol_lo);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, &old));
+	tid = syscall(SYS_gettid);
+	UT_WRITE_ONCE(storm_stop, 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, storm_thread, &tid));
+	for (i = 0; i < 2000 ||
+	     (UT_READ_ONCE(storm_signals) < 50 && i < 200000); i++)
+		if (ui_rip_add(i) != 2 * i + 1000 + 8)
+			bad++;
+	UT_WRITE_ONCE(storm_stop, 1);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	sigaction(SIGUSR1, &old, NULL);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(50, UT_READ_ONCE(storm_signals));
+	EXPECT_EQ(0, storm_in_xol);
+	EXPECT_EQ(i + 1, ut_profile_hits(self->ev));
 }
 
 /* an instruction uprobes must refuse, at label ui_ref_<name> */
