@@ -964,6 +964,43 @@ static int fd_write(int fd, const char *val)
 }
 
 /*
+ * Start a fault-injection test: failslab and fail_page_alloc set up for
+ * fail-nth, and task-name recording off (the first enabled event starts
+ * it through sched tracepoints, whose registration does not unwind a
+ * failure cleanly: a WARNING in tracepoint_probe_unregister() on stock
+ * 6.1 too; it is not uprobes code). The fail-nth fd, or -1 after a SKIP
+ * or a failure.
+ */
+static int fi_start(struct __test_metadata *_metadata,
+		    struct _test_data_core *self)
+{
+	char *buf_rc;
+	int nth;
+
+	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth < 0 && errno == ENOENT)
+		SKIP(return -1, "%s not enabled (no /proc/thread-self/fail-nth)",
+		     "CONFIG_FAULT_INJECTION");
+	ASSERT_LE(0, nth) return -1;
+	if (!ut_file_exists(UT_FI_DIR "/failslab"))
+		SKIP(goto close_nth, "%s not enabled",
+		     "CONFIG_FAILSLAB or CONFIG_FAULT_INJECTION_DEBUG_FS");
+	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
+		SKIP(goto close_nth, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
+	self->fi_used = true;
+	ASSERT_EQ(0, ut_fi_setup()) goto close_nth;
+	buf_rc = ut_read_file(RECORD_CMD, NULL);
+	ASSERT_NE(NULL, buf_rc) goto close_nth;
+	snprintf(self->record_cmd, sizeof(self->record_cmd), "%s", buf_rc);
+	free(buf_rc);
+	ASSERT_EQ(0, ut_write_file(RECORD_CMD, "0", false)) goto close_nth;
+	return nth;
+close_nth:
+	close(nth);
+	return -1;
+}
+
+/*
  * [#2] Enabling a probe with a reference counter on a running process,
  * with the n-th allocation of the enabling task failed, for n = 1, 2, ...
  * until none is left to fail: a failed enable leaves the counter at 0, the
@@ -974,7 +1011,7 @@ static int fd_write(int fd, const char *val)
 TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 {
 	const char *tgt = ut_helper("uprobe_target");
-	char path[PATH_MAX], buf[64], *buf_rc;
+	char path[PATH_MAX], buf[64];
 	uint8_t file[16], mem[16];
 	int t, nth, en, n, failed = 0, ret;
 	long left, hits = 0;
@@ -984,27 +1021,9 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 
 	if (START("ust_corefi"))
 		return;
-	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	if (nth < 0 && errno == ENOENT)
-		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/thread-self/fail-nth)");
-	ASSERT_LE(0, nth);
-	if (!ut_file_exists(UT_FI_DIR "/failslab"))
-		SKIP(return, "CONFIG_FAILSLAB or CONFIG_FAULT_INJECTION_DEBUG_FS not enabled");
-	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
-		SKIP(return, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
-	self->fi_used = true;
-	ASSERT_EQ(0, ut_fi_setup());
-	/*
-	 * The first enabled event starts recording task names through sched
-	 * tracepoints, whose registration does not unwind a failure cleanly
-	 * (a WARNING in tracepoint_probe_unregister() on stock 6.1 too):
-	 * keep that out of the way, it is not uprobes code.
-	 */
-	buf_rc = ut_read_file(RECORD_CMD, NULL);
-	ASSERT_NE(NULL, buf_rc);
-	snprintf(self->record_cmd, sizeof(self->record_cmd), "%s", buf_rc);
-	free(buf_rc);
-	ASSERT_EQ(0, ut_write_file(RECORD_CMD, "0", false));
+	nth = fi_start(_metadata, self);
+	if (nth < 0)
+		return;
 
 	ASSERT_EQ(0, ut_sdt_find(tgt, "uttgt", "mark", &note));
 	ASSERT_NE(0ULL, note.sem_off);
@@ -1139,7 +1158,7 @@ static void fd_check(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(core, disable_under_fault_injection, 600)
 {
 	const char *tgt = ut_helper("uprobe_target");
-	char path[PATH_MAX], buf[64], *buf_rc;
+	char path[PATH_MAX], buf[64];
 	int i, nth, en, n, failed = 0, ret, on;
 	long left, hits[FD_TARGETS] = { 0 };
 	uint64_t va[FD_TARGETS];
@@ -1148,22 +1167,9 @@ TEST_F_TIMEOUT(core, disable_under_fault_injection, 600)
 
 	if (START("ust_corefd"))
 		return;
-	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	if (nth < 0 && errno == ENOENT)
-		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/thread-self/fail-nth)");
-	ASSERT_LE(0, nth);
-	if (!ut_file_exists(UT_FI_DIR "/failslab"))
-		SKIP(return, "CONFIG_FAILSLAB or CONFIG_FAULT_INJECTION_DEBUG_FS not enabled");
-	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
-		SKIP(return, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
-	self->fi_used = true;
-	ASSERT_EQ(0, ut_fi_setup());
-	/* as in enable_under_fault_injection: not uprobes code */
-	buf_rc = ut_read_file(RECORD_CMD, NULL);
-	ASSERT_NE(NULL, buf_rc);
-	snprintf(self->record_cmd, sizeof(self->record_cmd), "%s", buf_rc);
-	free(buf_rc);
-	ASSERT_EQ(0, ut_write_file(RECORD_CMD, "0", false));
+	nth = fi_start(_metadata, self);
+	if (nth < 0)
+		return;
 
 	ASSERT_EQ(0, ut_sdt_find(tgt, "uttgt", "mark", &note));
 	ASSERT_NE(0ULL, note.sem_off);
