@@ -88,6 +88,11 @@
  *     filter is "any trace file, or a perf target in this mm".
  *   - Perf targets are matched per process (mm); a target whose mm is gone
  *     (an exited thread-group leader) is matched through its live threads.
+ *     That match decides where breakpoints go and whether BPF programs
+ *     run; perf's per-CPU event lists decide which events count a hit, as
+ *     they hold the running task's events even when perf has swapped its
+ *     context with its parent's or child's (inherited events, each on its
+ *     own local event, with the other's target).
  *   - uprobe_stats reports, per probe, how the core handled its hits.
  */
 #define pr_fmt(fmt)	"trace_uprobe: " fmt
@@ -665,8 +670,25 @@ static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
 	return ret;
 }
 
-/* Hand a hit to BPF programs, then to the perf events on this CPU. */
-static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+/*
+ * Is an event of @tu's on this CPU's list? Only the events of the running
+ * task's context and of CPU-wide contexts are there. perf swaps the
+ * contexts of a parent and its child when their inherited events match, so
+ * the running task's event may be one whose target is another process.
+ */
+static bool perf_here(struct trace_uprobe *tu)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+
+	return !hlist_empty(raw_cpu_ptr(call->perf_events));	/* racy hint */
+}
+
+/*
+ * Hand a hit to BPF programs if a target of the event wants this process
+ * (@bpf), then to the perf events on this CPU.
+ */
+static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		     bool bpf)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	struct uprobe_record_head *entry;
@@ -676,13 +698,13 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
 
 #ifdef CONFIG_BPF_EVENTS
 	/* Sleepable programs are allowed on uprobes: we may sleep here. */
-	if (bpf_prog_array_valid(call) &&
+	if (bpf && bpf_prog_array_valid(call) &&
 	    !bpf_prog_run_array_sleepable(call->prog_array, uf->regs,
 					  bpf_prog_run))
 		return;
 #endif
-	if (hlist_empty(raw_cpu_ptr(call->perf_events)))
-		return;		/* racy: only skips work nobody wants */
+	if (!perf_here(tu))
+		return;		/* only skips work nobody wants */
 	if (fetch_record(tu, uf, &rec, UPROBE_MAX_PERF_RECORD))
 		return;
 
@@ -708,7 +730,13 @@ static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
 	return false;
 }
 
-static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+static bool perf_here(struct trace_uprobe *tu)
+{
+	return false;
+}
+
+static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		     bool bpf)
 {
 }
 #endif
@@ -731,15 +759,17 @@ static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		     bool *unwanted)
 {
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
-	bool perf = false;
+	bool perf = false, here = false;
 
-	if (flags & TP_FLAG_PROFILE)
+	if (flags & TP_FLAG_PROFILE) {
 		perf = perf_wants(tu, current->mm);
-	*unwanted = !(flags & TP_FLAG_TRACE) && !perf;
+		here = perf_here(tu);
+	}
+	*unwanted = !(flags & TP_FLAG_TRACE) && !perf && !here;
 	if (flags & TP_FLAG_TRACE)
 		trace_hit(tu, uf);
-	if (perf)
-		perf_hit(tu, uf);
+	if (perf || here)
+		perf_hit(tu, uf, perf);
 }
 
 static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
@@ -756,7 +786,8 @@ static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	this_cpu_inc(*tu->nhits);
 	if (is_ret_probe(tu)) {
 		/* Entry of a return probe: only say whether it is wanted. */
-		if (!tu_filter(uc, UPROBE_FILTER_MMAP, current->mm))
+		if (!tu_filter(uc, UPROBE_FILTER_MMAP, current->mm) &&
+		    !perf_here(tu))
 			return UPROBE_HANDLER_REMOVE;
 		return 0;
 	}
