@@ -26,8 +26,11 @@
  *			  It enters the table before its breakpoint is written
  *			  and leaves it after the breakpoint is gone, so that no
  *			  breakpoint of ours is ever without its site; freed by RCU.
- *   struct xol_area	  per mm (mm->uprobes_state.xol_area): a special
- *			  mapping of XOL_MAX_PAGES pages of address space,
+ *   struct xol_area	  per mm (mm->uprobes_state.xol_area): mapped by
+ *			  the special mapping xol_mapping, which all areas
+ *			  share (so no vma points into an area, which is
+ *			  freed before the mm's vmas are), as XOL_MAX_PAGES
+ *			  pages of address space,
  *			  backed page by page as slots are needed; slot 0 is
  *			  the return trampoline, the others hold instruction
  *			  copies keyed by probed vaddr, rewritten only once
@@ -2638,9 +2641,9 @@ void uprobe_clear_state(struct mm_struct *mm)
 
 /**
  * struct xol_area - an mm's execute-out-of-line area
- * @mapping: the special mapping that shows @pages to user space (r-x)
  * @pages: the area's backed pages, zeroed when allocated, in address
- *	order and NULL-terminated: a fault beyond the last is SIGBUS
+ *	order, shown to user space (r-x) by the one special mapping of all
+ *	areas (xol_mapping); a fault beyond the last is SIGBUS
  * @owners: per backed page, its slots' owners: the probe (id) and probed
  *	vaddr whose recipe the slot holds, written before the slot is
  *	published in @slots
@@ -2686,8 +2689,7 @@ void uprobe_clear_state(struct mm_struct *mm)
  * in place together.
  */
 struct xol_area {
-	struct vm_special_mapping mapping;
-	struct page *pages[XOL_MAX_PAGES + 1];
+	struct page *pages[XOL_MAX_PAGES];
 	struct xol_owner {
 		u64 id;
 		unsigned long vaddr;
@@ -2750,8 +2752,8 @@ static bool grow_xol_area(struct xol_area *area)
 	/* Zeroed owners first: pairs with smp_load_acquire() in slot_owner(). */
 	smp_store_release(&area->owners[n], owners);
 	/*
-	 * Zeroed page first, for special_mapping_fault(); a task gets there
-	 * only through a slot published later (the smp_wmb() in get_slot()).
+	 * Zeroed page first, for xol_fault(); a task gets there only through
+	 * a slot published later (the smp_wmb() in get_slot()).
 	 */
 	smp_store_release(&area->pages[n], page);
 	area->nr_pages = n + 1;
@@ -2795,6 +2797,42 @@ static int xol_mremap(const struct vm_special_mapping *sm,
 }
 
 /*
+ * A page of the faulting mm's XOL area. The area is published before its
+ * mapping can be faulted on (both under the mmap_lock), and it outlives
+ * every fault: it is freed when the mm is torn down.
+ */
+static vm_fault_t xol_fault(const struct vm_special_mapping *sm,
+			    struct vm_area_struct *vma, struct vm_fault *vmf)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct xol_area *area;
+	struct page *page;
+
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	if (!area || vmf->pgoff >= XOL_MAX_PAGES)
+		return VM_FAULT_SIGBUS;
+	/* Pairs with the smp_store_release() of a page in grow_xol_area(). */
+	page = smp_load_acquire(&area->pages[vmf->pgoff]);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+/*
+ * One special mapping for every mm's XOL area: its pages are found through
+ * the mm (xol_fault()), and nothing of it is freed with an area, so the
+ * mapping's vma never outlives what it points to.
+ */
+static const struct vm_special_mapping xol_mapping = {
+	.name = "[uprobes]",
+	.fault = xol_fault,
+	.mremap = xol_mremap,
+};
+
+/*
  * Map a new XOL area into @mm, at @addr if non-zero, else where there is
  * room; returns @mm's area (another thread may have been first).
  */
@@ -2811,9 +2849,6 @@ static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		return ERR_PTR(-ENOMEM);
 	if (!grow_xol_area(area))
 		goto free_area;
-	area->mapping.name = "[uprobes]";
-	area->mapping.pages = area->pages;
-	area->mapping.mremap = xol_mremap;
 	mutex_init(&area->lock);
 	area->next = XOL_TRAMPOLINE_SLOT + 1;
 	xa_init(&area->slots);
@@ -2840,7 +2875,7 @@ static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 			      UPROBE_XOL_SLOT_BYTES);
 	vma = _install_special_mapping(mm, addr, len,
 				       VM_EXEC | VM_MAYEXEC | VM_DONTCOPY | VM_IO,
-				       &area->mapping);
+				       &xol_mapping);
 	if (IS_ERR(vma)) {
 		err = PTR_ERR(vma);
 		goto unlock;
