@@ -234,9 +234,10 @@
  * VM_PFNMAP and so copies its page table entries without references, the
  * parent's entry for the table is zapped (arch_uretprobe_unmap_table()):
  * the child never maps a page it does not own. The stub addresses come
- * from mm->context.vdso; a process that unmapped its vDSO and is then
- * return-probed faults at the return (nothing tells the kernel of the
- * unmap in this tree), as it would calling any vDSO function.
+ * from mm->context.vdso, which follows an mremap() of the vDSO and is
+ * cleared when it is unmapped (patches/0016): later calls then return
+ * through the XOL trampoline. A call already pending at the unmap returns
+ * to where its stub was, as a caller of any vDSO function would.
  *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
@@ -1755,8 +1756,7 @@ static const u8 aup_tramp64[AUP_TRAMP_SYSCALL_END] = {
 
 /*
  * The vDSO of current's mm, if it has the return stubs: its text address,
- * else 0. mm->context is current's own; a vDSO that was unmapped keeps its
- * address there (nothing tells), see the top of this file.
+ * else 0 (also once it was unmapped). mm->context is current's own.
  */
 static unsigned long aup_vdso(const struct vdso_image **image)
 {
@@ -1765,7 +1765,7 @@ static unsigned long aup_vdso(const struct vdso_image **image)
 	*image = ctx->vdso_image;
 	if (!*image || !(*image)->sym_uretprobe_stubs)
 		return 0;
-	return (unsigned long)ctx->vdso;
+	return (unsigned long)READ_ONCE(ctx->vdso);
 }
 
 /* The user address of current's first return stub, or 0; *@bytes: all. */

@@ -83,6 +83,7 @@ enum {
 	UR_EXIT_EXEC,		/* execve() failed */
 	UR_EXIT_NOSTUB,		/* no return stub code in the vDSO */
 	UR_EXIT_SIGSYS,		/* SIGSYS, as a seccomp filter asked */
+	UR_EXIT_NOVDSO,		/* no [vdso] or [vvar] mapping to move */
 };
 
 /* argv[1] that makes the binary run ur_exec_image() instead of the tests */
@@ -1692,6 +1693,119 @@ TEST_F(ret, exec_in_probed_function)
 	}
 	expect_vals(_metadata, "ust_rtexec_p", pid, "x", ent, 4);
 	expect_rets(_metadata, "ust_rtexec_r", pid, rets, 3);
+}
+
+/* ---- 13: the vDSO unmapped or moved ---- */
+
+/* The range of the mapping named @name (e.g. "[vdso]"); false if none. */
+static bool map_range(const char *name, uintptr_t *lo, uintptr_t *hi)
+{
+	char line[256];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, name) &&
+			sscanf(line, "%lx-%lx", lo, hi) == 2;
+	fclose(f);
+	return found;
+}
+
+/* Map [@lo, @hi) anew, filled with trapping bytes; false on failure. */
+static bool map_traps(uintptr_t lo, uintptr_t hi)
+{
+	void *p = mmap((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p != (void *)lo)
+		return false;
+	memset(p, UT_TRAP_BYTE, hi - lo);
+	return true;
+}
+
+/*
+ * The child: take the vDSO away (@move: move it and the vvar area below it
+ * elsewhere, as CRIU does) and put trapping code where it was, then make
+ * 5 calls of return-probed ur_plain(). No vDSO function may run here.
+ */
+static void vdso_gone_child(bool move)
+{
+	uintptr_t lo, hi, vlo, vhi;
+	char *to;
+	long i;
+
+	if (!map_range("[vdso]", &lo, &hi) ||
+	    (move && (!map_range("[vvar]", &vlo, &vhi) || vhi != lo)))
+		_exit(UR_EXIT_NOVDSO);
+	if (move) {
+		to = mmap(NULL, hi - vlo, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (to == MAP_FAILED ||
+		    mremap((void *)vlo, vhi - vlo, vhi - vlo,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, to) != to ||
+		    mremap((void *)lo, hi - lo, hi - lo,
+			   MREMAP_MAYMOVE | MREMAP_FIXED,
+			   to + (lo - vlo)) != to + (lo - vlo))
+			_exit(UR_EXIT_SETUP);
+	} else if (munmap((void *)lo, hi - lo)) {
+		_exit(UR_EXIT_SETUP);
+	}
+	if (!map_traps(lo, hi))
+		_exit(UR_EXIT_SETUP);
+	for (i = 0; i < 5; i++)
+		if (ur_plain(i) != 7 * i + 3)
+			_exit(UR_EXIT_BAD);
+	_exit(0);
+}
+
+/* Run vdso_gone_child(@move) under an entry and a return probe. */
+static void vdso_gone_run(struct __test_metadata *_metadata,
+			  struct _test_data_ret *self, bool move)
+{
+	static const long ent[5] = { 0, 1, 2, 3, 4 },
+		rets[5] = { 3, 10, 17, 24, 31 };
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, probe_sym("p", self->grp, "ust_rtvdso_p", "ur_plain",
+			       "x=" UT_ARG0));
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rtvdso_r", "ur_plain",
+			       "ret=$retval"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		vdso_gone_child(move);
+	self->child = pid;
+	status = reap(&self->child);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == UR_EXIT_NOVDSO)
+		SKIP(return, "no [vdso] right above [vvar] in this process");
+	EXPECT_TRUE(exited_ok(status)) {
+		TH_LOG("child %s", status_str(status));
+	}
+	expect_vals(_metadata, "ust_rtvdso_p", pid, "x", ent, 5);
+	expect_rets(_metadata, "ust_rtvdso_r", pid, rets, 5);
+}
+
+/*
+ * Return probes in a process that unmapped its vDSO and mapped other code
+ * where it was: the functions still return to their callers.
+ */
+TEST_F(ret, vdso_unmapped_and_mapped_over)
+{
+	if (START("ust_rtvdso"))
+		return;
+	vdso_gone_run(_metadata, self, false);
+}
+
+/* The same after the vDSO and vvar area moved (mremap), code put there. */
+TEST_F(ret, vdso_moved)
+{
+	if (START("ust_rtvdso"))
+		return;
+	vdso_gone_run(_metadata, self, true);
 }
 
 TEST_HARNESS_MAIN

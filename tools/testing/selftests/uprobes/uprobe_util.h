@@ -34,6 +34,8 @@
  * its note operand UT_SDT_REG_NOTE and fetch-arg UT_SDT_REG_FETCH;
  * UT_BP: the breakpoint a probe writes, as UT_BP_SIZE bytes in memory
  * (x86: int3; arm64: BRK #0x5, little endian), and UT_BP_ASM in assembly;
+ * UT_TRAP_BYTE: a byte that memory filled with traps wherever execution
+ * lands in it (x86: int3; arm64: 0, UDF #0);
  * UT_UC_PC(uc), UT_UC_ARG0(uc): the program counter and the first integer
  * argument's register in a signal handler's ucontext_t.
  */
@@ -47,6 +49,7 @@
 #define UT_SDT_REG_FETCH	"%bx"
 #define UT_BP			"\xcc"
 #define UT_BP_ASM		"int3"
+#define UT_TRAP_BYTE		0xcc
 #define UT_UC_PC(uc)		((uc)->uc_mcontext.gregs[REG_RIP])
 #define UT_UC_ARG0(uc)		((uc)->uc_mcontext.gregs[REG_RDI])
 #elif defined(__aarch64__)
@@ -59,6 +62,7 @@
 #define UT_SDT_REG_FETCH	"%x19"
 #define UT_BP			"\xa0\x00\x20\xd4"
 #define UT_BP_ASM		"brk #0x5"
+#define UT_TRAP_BYTE		0x00
 #define UT_UC_PC(uc)		((uc)->uc_mcontext.pc)
 #define UT_UC_ARG0(uc)		((uc)->uc_mcontext.regs[0])
 #else
