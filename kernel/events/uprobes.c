@@ -203,6 +203,8 @@
  *   analyse_lock	decoding a probe with the first mm it goes into
  *			(analyse_in()), where the architecture needs an mm.
  *   xol_area->lock	allocating and filling a new XOL slot.
+ *   tasklist_lock	read, inside xol_area->lock only: slot reuse counts
+ *			the thread group's tasks in the mm (slots_in_use()).
  *   i_mmap_rwsem	read, only to collect the mms mapping a file; the mms
  *			are pinned and worked on after it is dropped.
  *   xarray spinlocks, page lock, page table lock.
@@ -224,6 +226,7 @@
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/task_work.h>
 #include <linux/shmem_fs.h>
@@ -3026,32 +3029,64 @@ static void retire_slot(struct mm_struct *mm, unsigned long vaddr)
 	mutex_unlock(&area->lock);
 }
 
-/* Set in @busy the slots of @area that a task of @mm has its user ip in. */
+/*
+ * If @t runs in @mm, set in @busy the slot of @area its user ip is in, if
+ * any, and return true.
+ */
+static bool task_in_slot(struct task_struct *t, struct mm_struct *mm,
+			 struct xol_area *area, unsigned long *busy)
+{
+	unsigned long off;
+
+	if (READ_ONCE(t->mm) != mm || (t->flags & PF_KTHREAD) ||
+	    !try_get_task_stack(t))
+		return false;
+	/* Racy by design: see struct xol_area. */
+	off = data_race(instruction_pointer(task_pt_regs(t)));
+	off -= area->vaddr;
+	put_task_stack(t);
+	if (off < XOL_AREA_BYTES)
+		__set_bit(off / UPROBE_XOL_SLOT_BYTES, busy);
+	return true;
+}
+
+/*
+ * Set in @busy the slots of @area that a task of @mm has its user ip in.
+ *
+ * Usually only current's thread group runs in @mm, and then only it is
+ * looked at: each task in @mm holds a reference in mm_users from before
+ * it could be seen (copy_mm() precedes the attach under tasklist_lock)
+ * until after it left @mm, and with tasklist_lock held no task joins the
+ * group, so if the group's tasks in @mm are as many as mm_users was, no
+ * other task is in @mm. Otherwise (a vfork() or CLONE_VM child, or just a
+ * passing reference) every task in the system is looked at.
+ */
 static void slots_in_use(struct mm_struct *mm, struct xol_area *area,
 			 unsigned long *busy)
 {
 	struct task_struct *g, *t;
-	unsigned long off;
+	int users, seen = 0;
 
-	rcu_read_lock();
-	for_each_process_thread(g, t) {
-		if (READ_ONCE(t->mm) != mm || (t->flags & PF_KTHREAD) ||
-		    !try_get_task_stack(t))
-			continue;
-		/* Racy by design: see struct xol_area. */
-		off = data_race(instruction_pointer(task_pt_regs(t)));
-		off -= area->vaddr;
-		put_task_stack(t);
-		if (off < XOL_AREA_BYTES)
-			__set_bit(off / UPROBE_XOL_SLOT_BYTES, busy);
+	if (current->mm == mm) {
+		read_lock(&tasklist_lock);
+		users = atomic_read(&mm->mm_users);
+		for_each_thread(current, t)
+			seen += task_in_slot(t, mm, area, busy);
+		read_unlock(&tasklist_lock);
+		if (seen >= users)
+			return;
 	}
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		task_in_slot(t, mm, area, busy);
 	rcu_read_unlock();
 }
 
 /*
  * A retired slot of @area nobody can be in (see struct xol_area), taken
  * off the retired set; 0 if none, and then *@wait if one may be after a
- * grace period. Walks every task: only once the backed slots are used.
+ * grace period. Looks at the tasks in @mm (slots_in_use()): only once the
+ * backed slots are used.
  */
 static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
 				 bool *wait)

@@ -660,6 +660,135 @@ TEST_F(core, sigkill_while_step_blocked)
 	EXPECT_EQ(0, SEM(2));
 }
 
+/* The CLONE_VM child of parked_run(): the load, then exit. */
+static int loader_process(void *arg)
+{
+	struct loader *l = arg;
+
+	l->ret = core_ld(l->p, l->regs);
+	return 0;
+}
+
+/*
+ * How many of the CORE_RUN_INSNS probes GRP/ust_coreslot_r<i> uprobe_stats
+ * shows stepped or boosted at least once, each in an XOL slot of its own.
+ */
+static int run_probes_in_slots(const char *grp)
+{
+	char *buf, *line, *save, name[128], loc[4200];
+	unsigned long long v[5];
+	int n = 0;
+
+	buf = ut_read_file(UT_TRACEFS "/uprobe_stats", NULL);
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%127s %4199s %llu %llu %llu %llu %llu", name,
+			   loc, &v[0], &v[1], &v[2], &v[3], &v[4]) == 7 &&
+		    !strncmp(name, grp, strlen(grp)) &&
+		    strstr(name, "/ust_coreslot_r") && v[2] + v[3] > 0)
+			n++;
+	free(buf);
+	return n;
+}
+
+/*
+ * The probed load of core_ld(), run out of line, sleeps in a userfaultfd
+ * fault in a thread (@process false) or in a CLONE_VM process (@process)
+ * while its probe is disabled, so that its XOL slot retires with a task
+ * in it; after a grace period CORE_RUN_INSNS new probes need more slots
+ * than one page has. Then the fault is resolved: the load completes in a
+ * slot that was not given to another instruction.
+ */
+static void parked_run(struct __test_metadata *_metadata,
+		       struct _test_data_core *self, bool process)
+{
+	struct uffdio_copy copy = { .len = PAGE };
+	struct loader *l;
+	char *page, *src, *stack, ev[64];
+	struct timespec ts;
+	int uffd, i, status;
+	pid_t pid = 0;
+
+	if (no_uffd(_metadata))
+		return;
+	uffd = uffd_page(&page);
+	ASSERT_LE(0, uffd);
+	keep_map(self, page, PAGE);
+	src = keep_map(self, mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), PAGE);
+	ASSERT_NE(MAP_FAILED, src);
+	*(long *)(src + 0x40) = 0x0123456789abcdefL;
+	stack = keep_map(self, mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+			 16 * PAGE);
+	ASSERT_NE(MAP_FAILED, stack);
+	l = (struct loader *)stack;	/* shared with a CLONE_VM child */
+	l->ret = -1;
+	l->p = (long *)(page + 0x40);
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_coreslot_ld", ut_self_exe(),
+				 sym_off("core_ld_insn"), 0));
+	if (process) {
+		pid = clone(loader_process, stack + 16 * PAGE, CLONE_VM | SIGCHLD,
+			    l);
+		ASSERT_LT(0, pid);
+	} else {
+		ASSERT_EQ(0, pthread_create(&l->th, NULL, loader_fn, l));
+	}
+	ASSERT_EQ((uintptr_t)page, uffd_wait(uffd, 10000));
+	EXPECT_EQ(1, ut_trace_count("ust_coreslot_ld", 0));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_coreslot_ld", false));
+	usleep(300 * 1000);	/* an SRCU grace period, many times over */
+	for (i = 0; i < CORE_RUN_INSNS; i++) {
+		snprintf(ev, sizeof(ev), "ust_coreslot_r%d", i);
+		ASSERT_EQ(0, ut_probe_at(self->grp, ev, ut_self_exe(),
+					 sym_off("core_run_insns") +
+					 i * core_run_step, 0));
+	}
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(5 + CORE_RUN_INSNS * 3L, core_run(5, 3));
+	if (!ut_impl_is_stock())
+		EXPECT_EQ(CORE_RUN_INSNS, run_probes_in_slots(self->grp));
+
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)src;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	if (process) {
+		ASSERT_EQ(pid, waitpid(pid, &status, __WALL));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			TH_LOG("the CLONE_VM child: status 0x%x", status);
+		}
+	} else {
+		ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &ts));
+		ts.tv_sec += 10;
+		ASSERT_EQ(0, pthread_timedjoin_np(l->th, NULL, &ts));
+	}
+	close(uffd);
+	EXPECT_EQ(0x0123456789abcdefL, l->ret);
+	expect_regs(_metadata, l->regs, l->p);
+	EXPECT_EQ(5 + CORE_RUN_INSNS * 2L, core_run(5, 2));
+}
+
+/*
+ * A thread asleep in a fault in an XOL slot keeps that slot from
+ * being reused after its probe went away.
+ */
+TEST_F(core, slot_kept_while_thread_sleeps_in_it)
+{
+	if (START("ust_coreslot"))
+		return;
+	parked_run(_metadata, self, false);
+}
+
+/* The same for a CLONE_VM process (not a thread) sharing the mm. */
+TEST_F(core, slot_kept_while_clone_vm_process_sleeps_in_it)
+{
+	if (START("ust_coreslot"))
+		return;
+	parked_run(_metadata, self, true);
+}
+
 /* ------------------------------------------------------------------ */
 /* 4. mappings that cannot take a breakpoint                           */
 

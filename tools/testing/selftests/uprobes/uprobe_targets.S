@@ -19,6 +19,9 @@ ui_store_guard_hi:	.quad 0xaaaaaaaaaaaaaaaa
 	.balign 16
 	.globl ui_hay
 ui_hay:			.ascii "hello uprobes!!!"
+	.balign 8
+	.globl core_run_step
+core_run_step:		.quad 3
 
 	.text
 
@@ -472,5 +475,19 @@ LABEL(core_pushf_insn)
 	pop	%rax
 	ret
 END(core_pushf)
+
+/*
+ * long core_run(long x, long y): x + 72 * y, added by the 72 instructions
+ * from core_run_insns on, core_run_step bytes apart: more probes than one
+ * page of XOL slots holds.
+ */
+FUNC(core_run)
+	mov	%rdi, %rax
+LABEL(core_run_insns)
+	.rept	72
+	add	%rsi, %rax
+	.endr
+	ret
+END(core_run)
 
 	.section .note.GNU-stack, "", @progbits

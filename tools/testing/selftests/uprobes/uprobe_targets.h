@@ -81,6 +81,11 @@ long fm_pure(long x);
 #endif
 long core_ld(long *p, uint64_t regs[CORE_LD_NREGS]);
 extern char core_ld_insn[], core_ld_next[];
+/* x + CORE_RUN_INSNS * y, by that many adds, core_run_step bytes apart */
+#define CORE_RUN_INSNS		72
+long core_run(long x, long y);
+extern char core_run_insns[];
+extern const long core_run_step;
 /* x86-64 only */
 long core_getpid(void);
 unsigned long core_pushf(void);

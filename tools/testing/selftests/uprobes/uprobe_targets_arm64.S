@@ -14,6 +14,9 @@
 ui_data:
 .Lui_data:
 	.quad 0
+	.globl core_run_step
+core_run_step:
+	.quad 4
 
 	.text
 
@@ -257,5 +260,14 @@ LABEL(core_ld_next)
 	str	x16, [x17, #0x70]
 	ret
 END(core_ld)
+
+/* long core_run(long x, long y): as in uprobe_targets.S */
+FUNC(core_run)
+LABEL(core_run_insns)
+	.rept	72
+	add	x0, x0, x1
+	.endr
+	ret
+END(core_run)
 
 	.section .note.GNU-stack, "", %progbits
