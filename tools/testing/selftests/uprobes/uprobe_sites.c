@@ -975,21 +975,47 @@ static int fork_child_calls(void)
 	return 0;
 }
 
+struct fork_toggler {
+	pthread_t th;
+	const char *grp;
+	bool stop;
+	int cycles, err;
+};
+
+/* Enable and disable ust_sites_fork_t until told to stop; 0 or -errno. */
+static void *fork_toggle_fn(void *arg)
+{
+	struct fork_toggler *t = arg;
+
+	while (!UT_READ_ONCE(t->stop) && !t->err) {
+		t->err = ut_event_enable(t->grp, "ust_sites_fork_t", true);
+		if (!t->err)
+			t->err = ut_event_enable(t->grp, "ust_sites_fork_t",
+						 false);
+		t->cycles++;
+	}
+	return NULL;
+}
+
 /*
  * Three probes enabled in this process, then fork with its n-th
  * allocation failed, for n = 1, 2, ... until none is left to fail: every
  * child that was created runs the probed functions without SIGTRAP and
- * each of its calls is counted; so are this process's own calls.
+ * each of its calls is counted; so are this process's own calls. With
+ * @toggle, another thread enables and disables a fourth probe (with a
+ * reference counter, on ui_add) all along, so that registrations walk
+ * the file's mappings while a failed fork tears its half-copied mm down;
+ * its counter ends at 0.
  */
-TEST_F_TIMEOUT(sites, fork_under_fault_injection, 900)
+static void fork_fi_run(struct __test_metadata *_metadata,
+			struct _test_data_sites *self, bool toggle)
 {
+	struct fork_toggler tog = { .grp = self->grp };
 	int nth, n, i, status, created = 0, bad = 0, ret;
 	char ev[32], *buf_rc;
 	long left = 0;
 	pid_t pid;
 
-	if (START("ust_sites_fork"))
-		return;
 	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (nth < 0 && errno == ENOENT)
 		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/thread-self/fail-nth)");
@@ -1012,6 +1038,16 @@ TEST_F_TIMEOUT(sites, fork_under_fault_injection, 900)
 					 sym_off(fork_syms[i]), 0));
 	}
 	ASSERT_EQ(0, fork_child_calls());
+	if (toggle) {
+		ASSERT_EQ(0, ut_probe_at(self->grp, "ust_sites_fork_t",
+					 ut_self_exe(), sym_off("ui_add"),
+					 ref_off(2)));
+		EXPECT_EQ(1, UT_READ_ONCE(sites_ref[2]));
+		ASSERT_EQ(0, ut_event_enable(self->grp, "ust_sites_fork_t",
+					     false));
+		ASSERT_EQ(0, pthread_create(&tog.th, NULL, fork_toggle_fn,
+					    &tog));
+	}
 	/* The fault left armed after the last fork must not hit our rseq area. */
 	ASSERT_EQ(0, ut_rseq_unregister());
 
@@ -1057,12 +1093,43 @@ TEST_F_TIMEOUT(sites, fork_under_fault_injection, 900)
 	}
 	TH_LOG("%d children created in %d forks", created, n);
 	EXPECT_LE(n, FORK_MAX_NTH);
+	if (toggle) {
+		UT_WRITE_ONCE(tog.stop, true);
+		ASSERT_EQ(0, pthread_join(tog.th, NULL));
+		EXPECT_EQ(0, tog.err) {
+			TH_LOG("toggling: %s", strerror(-tog.err));
+		}
+		TH_LOG("%d enable/disable cycles meanwhile", tog.cycles);
+		EXPECT_LT(0, tog.cycles);
+		EXPECT_EQ(0, UT_READ_ONCE(sites_ref[2]));
+		EXPECT_EQ(0, ut_event_enable(self->grp, "ust_sites_fork_t",
+					     true));
+		EXPECT_EQ(1, UT_READ_ONCE(sites_ref[2]));
+		EXPECT_EQ(8, ui_add(3, 5));
+		EXPECT_EQ(1, ut_trace_count("ust_sites_fork_t", getpid()));
+	}
 	EXPECT_EQ(0, fork_child_calls());
 	for (i = 0; i < FORK_PROBES; i++) {
 		snprintf(ev, sizeof(ev), "ust_sites_fork_%d", i);
 		EXPECT_EQ(2, ut_trace_count(ev, getpid()));
 	}
 	close(nth);
+}
+
+/* [#14] Forks failing at each allocation in turn (fork_fi_run()). */
+TEST_F_TIMEOUT(sites, fork_under_fault_injection, 900)
+{
+	if (START("ust_sites_fork"))
+		return;
+	fork_fi_run(_metadata, self, false);
+}
+
+/* [#14] The same while another thread enables and disables a probe. */
+TEST_F_TIMEOUT(sites, fork_under_fault_injection_while_toggling, 900)
+{
+	if (START("ust_sites_fork"))
+		return;
+	fork_fi_run(_metadata, self, true);
 }
 
 TEST_HARNESS_MAIN
