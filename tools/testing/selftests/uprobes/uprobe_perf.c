@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -25,6 +26,10 @@
 
 #define PERF_BIN	"/usr/bin/perf"
 #define PMU_CHILDREN	20
+#define CC_CPUS		16
+#define CC_CHILDREN	40
+#define CC_CALLS	50
+#define CC_PAGES	64
 
 unsigned short uperf_mark_semaphore __section(".probes") __used;
 
@@ -44,6 +49,14 @@ noipa int perf_mark(long x)
 		return 1;
 	}
 	return 0;
+}
+
+/* Return -x - 1 for x < 0; exit the process, inside the call, else. */
+noipa long perf_exit_in(long x)
+{
+	if (x >= 0)
+		_exit(0);
+	return -x - 1;
 }
 
 static void call_n(int n)
@@ -317,6 +330,160 @@ TEST_F(pmu, inherit)
 TEST_F(pmu, inherit_return)
 {
 	inherit_children(_metadata, self, true);
+}
+
+/* One system-wide sampling event on one CPU, and its ring buffer. */
+struct cc_event {
+	int fd;
+	char *buf;
+	size_t len;
+};
+
+/* Open @attr on @cpu for all tasks, with a ring buffer; 0 or -errno. */
+static int cc_open(struct cc_event *e, struct perf_event_attr *attr, int cpu)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			    PERF_SAMPLE_CALLCHAIN;
+	attr->exclude_callchain_kernel = 1;
+	attr->disabled = 1;
+	e->fd = syscall(__NR_perf_event_open, attr, -1, cpu, -1,
+			PERF_FLAG_FD_CLOEXEC);
+	if (e->fd < 0)
+		return -errno;
+	e->len = (1 + CC_PAGES) * page;
+	e->buf = mmap(NULL, e->len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
+		      0);
+	if (e->buf == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Count @e's samples (those with a user callchain whose first entry is
+ * @ip, when @ip is not 0) and lost records (*@lost).
+ */
+static long cc_samples(struct cc_event *e, uint64_t ip, long *lost)
+{
+	struct perf_event_mmap_page *mp = (void *)e->buf;
+	char *data = e->buf + mp->data_offset;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t pos, nr, i, *v;
+	struct perf_event_header *h;
+	long n = 0;
+
+	for (pos = 0; pos + sizeof(*h) <= head && pos < mp->data_size;
+	     pos += h->size) {
+		h = (void *)(data + pos);
+		if (!h->size)
+			break;
+		if (h->type == PERF_RECORD_LOST)
+			(*lost)++;
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		v = (uint64_t *)(h + 1);	/* ip, pid/tid, nr, ips[] */
+		nr = v[2];
+		if (!ip) {
+			n++;
+			continue;
+		}
+		for (i = 0; i + 1 < nr; i++)
+			if (v[3 + i] == PERF_CONTEXT_USER) {
+				n += v[4 + i] == ip;
+				break;
+			}
+	}
+	return n;
+}
+
+/*
+ * Sampling with user callchains on every CPU, for all tasks: an entry and
+ * a return probe on perf_exit_in() and the CPU clock, while 40 children
+ * each call it 50 times and then exit inside a 51st call, a return still
+ * pending (FAILURE-MODES #15: run on CONFIG=debug for KASAN). Every entry
+ * is a sample whose callchain starts at perf_exit_in, each return is
+ * counted, no record is lost.
+ */
+TEST_F_TIMEOUT(pmu, callchain_while_exiting, 120)
+{
+	struct cc_event ent[CC_CPUS], ret[CC_CPUS], clk[CC_CPUS];
+	long n_ent = 0, n_ret = 0, s_ent = 0, s_clk = 0, lost = 0;
+	int ncpu, c, i, k, status;
+	struct perf_event_attr attr;
+	pid_t pid;
+
+	if (no_pmu(_metadata))
+		return;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ASSERT_LT(0, ncpu);
+	if (ncpu > CC_CPUS)
+		ncpu = CC_CPUS;
+	for (c = 0; c < ncpu; c++) {
+		ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(),
+					    self_off("perf_exit_in"), false,
+					    0));
+		attr.sample_period = 1;
+		ASSERT_EQ(0, cc_open(&ent[c], &attr, c));
+		ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(),
+					    self_off("perf_exit_in"), true, 0));
+		attr.sample_period = 1;
+		ASSERT_EQ(0, cc_open(&ret[c], &attr, c));
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.freq = 1;
+		attr.sample_freq = 4000;
+		ASSERT_EQ(0, cc_open(&clk[c], &attr, c));
+	}
+	for (c = 0; c < ncpu; c++) {
+		ASSERT_EQ(0, ioctl(ent[c].fd, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ioctl(ret[c].fd, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ioctl(clk[c].fd, PERF_EVENT_IOC_ENABLE, 0));
+	}
+	for (k = 0; k < CC_CHILDREN; k++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			for (i = 0; i < CC_CALLS; i++)
+				if (perf_exit_in(-1 - i) != i)
+					_exit(1);
+			perf_exit_in(0);
+			_exit(2);
+		}
+	}
+	for (k = 0; k < CC_CHILDREN; k++) {
+		pid = wait(&status);
+		ASSERT_LT(0, pid);
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			TH_LOG("child %d: status 0x%x", pid, status);
+		}
+	}
+	for (c = 0; c < ncpu; c++) {
+		ioctl(ent[c].fd, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(ret[c].fd, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(clk[c].fd, PERF_EVENT_IOC_DISABLE, 0);
+		n_ent += read_count(ent[c].fd);
+		n_ret += read_count(ret[c].fd);
+		s_ent += cc_samples(&ent[c], (uintptr_t)perf_exit_in, &lost);
+		cc_samples(&ret[c], 0, &lost);
+		s_clk += cc_samples(&clk[c], 0, &lost);
+	}
+	EXPECT_EQ(CC_CHILDREN * (CC_CALLS + 1), n_ent);
+	EXPECT_EQ(CC_CHILDREN * CC_CALLS, n_ret);
+	EXPECT_EQ(n_ent, s_ent);
+	EXPECT_EQ(0, lost);
+	EXPECT_LT(0, s_clk);
+	TH_LOG("%ld CPU clock samples", s_clk);
+	for (c = 0; c < ncpu; c++) {
+		munmap(ent[c].buf, ent[c].len);
+		munmap(ret[c].buf, ret[c].len);
+		munmap(clk[c].buf, clk[c].len);
+		close(ent[c].fd);
+		close(ret[c].fd);
+		close(clk[c].fd);
+	}
 }
 
 /* The "perf" tool: run @argv (a NULL terminated list after "perf"). */
