@@ -1130,6 +1130,43 @@ close_nth:
 }
 
 /*
+ * Count the failures fault injection logged (with their stack traces)
+ * since @kmsg was opened, in *@all, and return how many of them happened
+ * inside the core's registration: a reliable frame (no "? ") of
+ * uprobe_register_refctr() or of what it tail-calls, __uprobe_register().
+ */
+static int fi_core_failures(int kmsg, int *all)
+{
+	bool in_core = false;
+	char rec[8192], *text;
+	int core = 0;
+	ssize_t n;
+
+	*all = 0;
+	for (;;) {
+		n = read(kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		text = text ? text + 1 : rec;
+		text[strcspn(text, "\n")] = '\0';
+		if (strstr(text, "FAULT_INJECTION: forcing a failure")) {
+			(*all)++;
+			in_core = false;
+		} else if (*all && !in_core && !strstr(text, "? ") &&
+			   (strstr(text, " uprobe_register_refctr+") ||
+			    strstr(text, " __uprobe_register+"))) {
+			in_core = true;
+			core++;
+		}
+	}
+	return core;
+}
+
+/*
  * [#2] Enabling a probe with a reference counter on a running process,
  * with the n-th allocation of the enabling task failed, for n = 1, 2, ...
  * until none is left to fail: a failed enable leaves the counter at 0, the
@@ -1142,7 +1179,7 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	const char *tgt = ut_helper("uprobe_target");
 	char path[PATH_MAX], buf[64];
 	uint8_t file[16], mem[16];
-	int t, nth, en, n, failed = 0, ret;
+	int t, nth, en, n, failed = 0, ret, logged, in_core;
 	long left, hits = 0;
 	struct ut_sdt_note note;
 	struct ut_child *c;
@@ -1153,6 +1190,12 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	nth = fi_start(_metadata, self);
 	if (nth < 0)
 		return;
+	/* a stack trace per injected failure, to see where it struck */
+	ASSERT_EQ(0, ut_write_file(UT_FI_DIR "/failslab/verbose", "2", false));
+	ASSERT_EQ(0, ut_write_file(UT_FI_DIR "/fail_page_alloc/verbose", "2",
+				   false));
+	self->kmsg = ut_kmsg_open();
+	ASSERT_LE(0, self->kmsg);
 
 	ASSERT_EQ(0, ut_sdt_find(tgt, "uttgt", "mark", &note));
 	ASSERT_NE(0ULL, note.sem_off);
@@ -1213,6 +1256,10 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	TH_LOG("%d enables failed of %d runs", failed, n);
 	EXPECT_LE(n, 200);
 	EXPECT_LT(0, failed);
+	in_core = fi_core_failures(self->kmsg, &logged);
+	TH_LOG("%d of %d injected failures struck in the core's registration",
+	       in_core, logged);
+	EXPECT_LT(0, in_core);
 	close(en);
 	close(nth);
 }
