@@ -966,6 +966,66 @@ TEST_F(insn, rip_cmpxchg)
 	EXPECT_EQ(2, HITS());
 }
 
+/*
+ * RIP-relative cmpxchg16b (%rdx:%rax and %rcx:%rbx implicit): a matching
+ * compare stores the new pair, a failing one loads the old one into
+ * %rdx:%rax; the bystander %rsi, the out pointer in %rdi and the words
+ * around the pair stay, 2 hits.
+ */
+TEST_F(insn, rip_cmpxchg16b)
+{
+	unsigned int a, b, c, d;
+	uint64_t out[6];
+	int i;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_CMPXCHG16B))
+		SKIP(return, "the CPU has no cmpxchg16b");
+	if (PROBE("rip_cmpxchg16b"))
+		return;
+	UT_WRITE_ONCE(ui_pair[0], 10);
+	UT_WRITE_ONCE(ui_pair[1], 20);
+	ui_rip_cmpxchg16b(out, 10, 20, 30, 40);
+	EXPECT_EQ(10, out[0]);
+	EXPECT_EQ(20, out[1]);
+	EXPECT_EQ(30, out[2]);
+	EXPECT_EQ(40, out[3]);
+	EXPECT_EQ(0x5151, out[4]);
+	EXPECT_EQ(1, out[5]);
+	EXPECT_EQ(30, UT_READ_ONCE(ui_pair[0]));
+	EXPECT_EQ(40, UT_READ_ONCE(ui_pair[1]));
+	ui_rip_cmpxchg16b(out, 10, 20, 50, 60);
+	EXPECT_EQ(30, out[0]);
+	EXPECT_EQ(40, out[1]);
+	EXPECT_EQ(50, out[2]);
+	EXPECT_EQ(60, out[3]);
+	EXPECT_EQ(0x5151, out[4]);
+	EXPECT_EQ(0, out[5]);
+	EXPECT_EQ(30, UT_READ_ONCE(ui_pair[0]));
+	EXPECT_EQ(40, UT_READ_ONCE(ui_pair[1]));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0x5555555555555555UL, UT_READ_ONCE(ui_pair_guard_lo[i]));
+		EXPECT_EQ(0xaaaaaaaaaaaaaaaaUL, UT_READ_ONCE(ui_pair_guard_hi[i]));
+	}
+	EXPECT_EQ(2, HITS());
+}
+
+/*
+ * RIP-relative shl by %cl (the count implicit in %cl): the variable
+ * shifted, %rcx and the bystanders %rax and %rdx kept, 2 hits.
+ */
+TEST_F(insn, rip_shl_cl)
+{
+	if (PROBE("rip_shl_cl"))
+		return;
+	UT_WRITE_ONCE(ui_data, 3);
+	EXPECT_EQ(0x77 + 0x99 + 4, ui_rip_shl_cl(4));
+	EXPECT_EQ(48, UT_READ_ONCE(ui_data));
+	EXPECT_EQ(0x77 + 0x99 + 1, ui_rip_shl_cl(1));
+	EXPECT_EQ(96, UT_READ_ONCE(ui_data));
+	EXPECT_EQ(0x5555555555555555L, UT_READ_ONCE(ui_store_guard_lo));
+	EXPECT_EQ(2, HITS());
+}
+
 static long mulx_expect(long x, long y)
 {
 	unsigned __int128 p = (unsigned __int128)(unsigned long)x *

@@ -22,6 +22,11 @@ ui_hay:			.ascii "hello uprobes!!!"
 	.balign 8
 	.globl core_run_step
 core_run_step:		.quad 3
+	.balign 16
+	.globl ui_pair_guard_lo, ui_pair, ui_pair_guard_hi
+ui_pair_guard_lo:	.quad 0x5555555555555555, 0x5555555555555555
+ui_pair:		.quad 0, 0
+ui_pair_guard_hi:	.quad 0xaaaaaaaaaaaaaaaa, 0xaaaaaaaaaaaaaaaa
 
 	.text
 
@@ -206,6 +211,49 @@ LABEL(ui_rip_mulx_insn)
 	pop	%rbx
 	ret
 END(ui_rip_mulx)
+
+/*
+ * void ui_rip_cmpxchg16b(uint64_t out[6], long lo, long hi, long nlo,
+ * long nhi): cmpxchg16b ui_pair(%rip) (no lock prefix) with %rdx:%rax =
+ * hi:lo and %rcx:%rbx = nhi:nlo, all four implicit; out[] receives %rax,
+ * %rdx, %rbx, %rcx, %rsi (0x5151, a bystander) and ZF after it, through
+ * %rdi, which must survive too.
+ */
+FUNC(ui_rip_cmpxchg16b)
+	push	%rbx
+	mov	%rsi, %rax
+	mov	%rcx, %rbx
+	mov	%r8, %rcx
+	mov	$0x5151, %esi
+LABEL(ui_rip_cmpxchg16b_insn)
+	cmpxchg16b ui_pair(%rip)
+	setz	%r8b
+	movzbl	%r8b, %r8d
+	mov	%rax, 0x00(%rdi)
+	mov	%rdx, 0x08(%rdi)
+	mov	%rbx, 0x10(%rdi)
+	mov	%rcx, 0x18(%rdi)
+	mov	%rsi, 0x20(%rdi)
+	mov	%r8, 0x28(%rdi)
+	pop	%rbx
+	ret
+END(ui_rip_cmpxchg16b)
+
+/*
+ * long ui_rip_shl_cl(long n): shlq %cl, ui_data(%rip) with %cl = n (the
+ * count implicit in %cl); returns 0x77 + 0x99 (bystanders in %rax and
+ * %rdx) + %rcx after it
+ */
+FUNC(ui_rip_shl_cl)
+	mov	%rdi, %rcx
+	mov	$0x77, %eax
+	mov	$0x99, %edx
+LABEL(ui_rip_shl_cl_insn)
+	shlq	%cl, ui_data(%rip)
+	add	%rdx, %rax
+	add	%rcx, %rax
+	ret
+END(ui_rip_shl_cl)
 
 /*
  * long ui_rip_pcmpestri(const char *needle, long len): where the first
