@@ -1167,26 +1167,31 @@ static int fi_core_failures(int kmsg, int *all)
 }
 
 /*
- * [#2] Enabling a probe with a reference counter on a running process,
+ * Enable a probe with a reference counter on @ntgt running processes,
  * with the n-th allocation of the enabling task failed, for n = 1, 2, ...
- * until none is left to fail: a failed enable leaves the counter at 0, the
- * text as the file's (the page-cache page, no anonymous copy) and the
- * process running without SIGTRAP; a successful one counts every hit, and
- * disabling then leaves the same.
+ * until none is left to fail. With @other, another event on the same
+ * marker is enabled all along: the enable being failed is a later
+ * consumer of a probe in place. A failed enable leaves each process as it
+ * was: the counter at 0 (1 with @other), the text as the file's (the
+ * page-cache page, no anonymous copy; with @other, the other event goes on
+ * counting every hit) and the process running without SIGTRAP; a
+ * successful one counts every hit, and disabling then leaves the same.
+ * At least one injected failure must strike inside the core's
+ * registration (its stack traces in the kernel log say where).
  */
-TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
+static void enable_fi_run(struct __test_metadata *_metadata,
+			  struct _test_data_core *self, int ntgt, bool other)
 {
 	const char *tgt = ut_helper("uprobe_target");
+	long left, hits[MAX_CHILDREN] = { 0 }, ohits[MAX_CHILDREN] = { 0 };
+	int t[MAX_CHILDREN], nth, en, n, i, failed = 0, ret, logged, in_core;
 	char path[PATH_MAX], buf[64];
 	uint8_t file[16], mem[16];
-	int t, nth, en, n, failed = 0, ret, logged, in_core;
-	long left, hits = 0;
+	uint64_t va[MAX_CHILDREN];
 	struct ut_sdt_note note;
 	struct ut_child *c;
-	uint64_t va;
+	long sem = other;
 
-	if (START("ust_corefi"))
-		return;
 	nth = fi_start(_metadata, self);
 	if (nth < 0)
 		return;
@@ -1200,11 +1205,16 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	ASSERT_EQ(0, ut_sdt_find(tgt, "uttgt", "mark", &note));
 	ASSERT_NE(0ULL, note.sem_off);
 	ASSERT_EQ(0, file_bytes(tgt, note.pc_off, file, sizeof(file)));
-	t = START_TARGET();
-	ASSERT_LE(0, t);
-	c = &self->child[t];
-	va = ut_fileoff_to_vaddr(c->pid, tgt, note.pc_off);
-	ASSERT_NE(0ULL, va);
+	for (i = 0; i < ntgt; i++) {
+		t[i] = START_TARGET();
+		ASSERT_LE(0, t[i]);
+		va[i] = ut_fileoff_to_vaddr(self->child[t[i]].pid, tgt,
+					    note.pc_off);
+		ASSERT_NE(0ULL, va[i]);
+	}
+	if (other)
+		ASSERT_EQ(0, ut_probe_at(self->grp, "ust_corefi_o", tgt,
+					 note.pc_off, note.sem_off));
 	ASSERT_EQ(0, ut_define_at(self->grp, "ust_corefi_e", tgt, note.pc_off,
 				  note.sem_off));
 	snprintf(path, sizeof(path), UT_TRACEFS "/events/%s/ust_corefi_e/enable",
@@ -1217,39 +1227,60 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 		ret = fd_write(en, "1");
 		left = ut_fail_nth_get(nth);
 		ASSERT_EQ(0, ut_fail_nth_set(nth, 0));
-		if (!ret) {
-			EXPECT_EQ(1, cmd_num(c, "sem")) {
-				TH_LOG("n=%d: enabled", n);
-			}
-			EXPECT_EQ(3, cmd_ok(c, "mark 3"));
-			hits += 3;
-			EXPECT_EQ(hits, ut_trace_count("ust_corefi_e", c->pid)) {
-				TH_LOG("n=%d: enabled", n);
-			}
-			ASSERT_EQ(0, fd_write(en, "0"));
-		} else {
+		snprintf(buf, sizeof(buf), "n=%d: enable %s", n,
+			 ret ? strerror(-ret) : "succeeded");
+		if (ret) {
 			failed++;
 			EXPECT_EQ(0, ut_event_enabled(self->grp, "ust_corefi_e"));
 		}
-		snprintf(buf, sizeof(buf), "n=%d: enable %s", n,
-			 ret ? strerror(-ret) : "succeeded");
-		EXPECT_EQ(0, cmd_num(c, "sem")) {
-			TH_LOG("%s", buf);
+		for (i = 0; i < ntgt; i++) {
+			c = &self->child[t[i]];
+			if (!ret) {
+				EXPECT_EQ(1, cmd_num(c, "sem")) {
+					TH_LOG("%s, process %d", buf, i);
+				}
+				EXPECT_EQ(3, cmd_ok(c, "mark 3"));
+				hits[i] += 3;
+				ohits[i] += other ? 3 : 0;
+			}
+			EXPECT_EQ(hits[i], ut_trace_count("ust_corefi_e", c->pid)) {
+				TH_LOG("%s, process %d", buf, i);
+			}
 		}
-		ASSERT_EQ(0, ut_proc_read(c->pid, va, mem, sizeof(mem)));
-		EXPECT_EQ(0, memcmp(file, mem, sizeof(mem))) {
-			TH_LOG("%s: text differs from the file", buf);
+		if (!ret)
+			ASSERT_EQ(0, fd_write(en, "0"));
+		for (i = 0; i < ntgt; i++) {
+			c = &self->child[t[i]];
+			EXPECT_EQ(sem, cmd_num(c, "sem")) {
+				TH_LOG("%s, process %d", buf, i);
+			}
+			if (!other) {
+				ASSERT_EQ(0, ut_proc_read(c->pid, va[i], mem,
+							  sizeof(mem)));
+				EXPECT_EQ(0, memcmp(file, mem, sizeof(mem))) {
+					TH_LOG("%s, process %d: text differs from the file",
+					       buf, i);
+				}
+				EXPECT_EQ(0, ut_smaps_anon_kb(c->pid, va[i])) {
+					TH_LOG("%s, process %d: anonymous copy of the text left",
+					       buf, i);
+				}
+			}
+			EXPECT_EQ(other ? 2 : 0, cmd_ok(c, "mark 2")) {
+				TH_LOG("%s, process %d", buf, i);
+			}
+			ohits[i] += other ? 2 : 0;
+			EXPECT_EQ(tgt_sum(2), cmd_ok(c, "call 2")) {
+				TH_LOG("%s, process %d: target gone", buf, i);
+			}
+			EXPECT_EQ(hits[i], ut_trace_count("ust_corefi_e", c->pid));
+			if (other)
+				EXPECT_EQ(ohits[i],
+					  ut_trace_count("ust_corefi_o", c->pid)) {
+					TH_LOG("%s, process %d: the other event",
+					       buf, i);
+				}
 		}
-		EXPECT_EQ(0, ut_smaps_anon_kb(c->pid, va)) {
-			TH_LOG("%s: anonymous copy of the text left", buf);
-		}
-		EXPECT_EQ(0, cmd_ok(c, "mark 2")) {
-			TH_LOG("%s", buf);
-		}
-		EXPECT_EQ(tgt_sum(2), cmd_ok(c, "call 2")) {
-			TH_LOG("%s: target gone", buf);
-		}
-		EXPECT_EQ(hits, ut_trace_count("ust_corefi_e", c->pid));
 		if (left)	/* nothing was failed: all calls were seen */
 			break;
 	}
@@ -1262,6 +1293,30 @@ TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
 	EXPECT_LT(0, in_core);
 	close(en);
 	close(nth);
+}
+
+/* [#2] enable_fi_run() on one process, the probe's first consumer. */
+TEST_F_TIMEOUT(core, enable_under_fault_injection, 600)
+{
+	if (START("ust_corefi"))
+		return;
+	enable_fi_run(_metadata, self, 1, false);
+}
+
+/* [#2] The same on 3 processes: a walk failing part-way over their mms. */
+TEST_F_TIMEOUT(core, enable_under_fault_injection_3_processes, 600)
+{
+	if (START("ust_corefi"))
+		return;
+	enable_fi_run(_metadata, self, MAX_CHILDREN, false);
+}
+
+/* [#2] The same, the enable a later consumer beside an enabled event. */
+TEST_F_TIMEOUT(core, enable_under_fault_injection_beside_enabled, 600)
+{
+	if (START("ust_corefi"))
+		return;
+	enable_fi_run(_metadata, self, MAX_CHILDREN, true);
 }
 
 /* Number of the disable test's targets: more than a walk keeps on its stack. */
