@@ -17,6 +17,13 @@
  * counts, the file's bytes back, no warning (6.1 warns in mm/rmap.c, with
  * CONFIG_DEBUG_VM, when a subpage of a large folio is mapped unlocked).
  *
+ * memfd_text [#25]: code in a memfd, probed through its /proc/PID/fd link:
+ * exact counts, the memfd's bytes unchanged, the mapping restored.
+ *
+ * truncated_under_probe [#25]: the probed file truncated below the probe
+ * while a process runs it: SIGBUS for that process, disabling works,
+ * enabling again fails with EINVAL, and with the bytes back it counts.
+ *
  * restore_vs_odirect [#26]: enable and disable a probe 300 times while one
  * task rewrites the probed page with the same bytes through O_DIRECT (which
  * invalidates and unmaps the page cache page) on an ext2 file system on a
@@ -674,6 +681,136 @@ TEST_F(pages, huge_tmpfs_text)
 	EXPECT_EQ(0, memcmp(text, buf, HPAGE));
 	free(buf);
 	EXPECT_EQ(0, munmap(text, HPAGE));
+	expect_console_clean(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* [#25] a memfd, and a file truncated under its probe                 */
+
+#define MF_FN		0x100UL		/* pg_inc's file offset */
+
+typedef long (*inc_fn)(long x);
+
+/* A private executable mapping of page 0 of @fd (kept for the teardown). */
+static inc_fn map_inc(struct _test_data_pages *self, int fd)
+{
+	uint8_t *text = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			     fd, 0);
+
+	if (text == MAP_FAILED)
+		return NULL;
+	keep_map(self, text, PAGE);
+	return (inc_fn)(text + MF_FN);
+}
+
+/*
+ * Code in a memfd (no name in any file system: the probe's path is its
+ * /proc/self/fd link): the probe counts every call of a private
+ * executable mapping, the results are right, the memfd's bytes never
+ * change, and disabling leaves the mapping as the memfd.
+ */
+TEST_F(pages, memfd_text)
+{
+	uint8_t buf[PAGE] = { 0 }, now[PAGE];
+	char path[64];
+	inc_fn fn;
+	int fd, i;
+
+	if (START("ust_pgmfd"))
+		return;
+	fd = memfd_create("ust_pgmfd", MFD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memcpy(buf + MF_FN, pg_inc, sizeof(pg_inc));
+	ASSERT_EQ((ssize_t)PAGE, pwrite(fd, buf, PAGE, 0));
+	fn = map_inc(self, fd);
+	ASSERT_NE(NULL, fn);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), fd);
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_pgmfd_e", path,
+				 MF_FN + PG_INC_INSN, 0));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i + 1, fn(i));
+	EXPECT_EQ(5, HITS("ust_pgmfd_e"));
+	ASSERT_EQ((ssize_t)PAGE, pread(fd, now, PAGE, 0));
+	EXPECT_EQ(0, memcmp(buf, now, PAGE));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgmfd_e", false));
+	EXPECT_EQ(8, fn(7));
+	EXPECT_EQ(5, HITS("ust_pgmfd_e"));
+	EXPECT_EQ(0, memcmp(buf, (uint8_t *)fn - MF_FN, PAGE));
+	close(fd);
+}
+
+/*
+ * A probed file is truncated below the probe while a process runs the
+ * probed code: that process's next call dies of SIGBUS (the page is gone),
+ * disabling works, enabling again is refused with EINVAL (the offset is
+ * past the end), and once the file has its bytes back the probe counts a
+ * new mapping's calls.
+ */
+TEST_F(pages, truncated_under_probe)
+{
+	uint8_t buf[2 * PAGE] = { 0 };
+	char path[PATH_MAX];
+	inc_fn fn;
+	int fd, go[2], status;
+	pid_t pid;
+	char c;
+
+	if (START("ust_pgtrunc"))
+		return;
+	self->kmsg = ut_kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+	snprintf(path, sizeof(path), "/tmp/ust_pgtrunc.%d", getpid());
+	memcpy(buf + PAGE + MF_FN, pg_inc, sizeof(pg_inc));
+	ASSERT_EQ(0, make_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_pgtrunc_e", path,
+				 PAGE + MF_FN + PG_INC_INSN, 0));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint8_t *text;
+
+		fd = open(path, O_RDONLY);
+		text = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			    fd, PAGE);
+		if (fd < 0 || text == MAP_FAILED)
+			_exit(2);
+		fn = (inc_fn)(text + MF_FN);
+		if (fn(1) != 2)
+			_exit(3);
+		if (write(go[1], "c", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(4);
+		fn(2);		/* SIGBUS: the page is past the end now */
+		_exit(5);
+	}
+	keep_pid(self, pid);
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	EXPECT_EQ(1, ut_trace_count("ust_pgtrunc_e", pid));
+	ASSERT_EQ(0, truncate(path, PAGE));
+	ASSERT_EQ(1, write(go[1], "t", 1));
+	status = reap(self, pid);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) {
+		TH_LOG("child: status 0x%x", status);
+	}
+	EXPECT_EQ(1, ut_trace_count("ust_pgtrunc_e", pid));
+	EXPECT_EQ(0, ut_event_enable(self->grp, "ust_pgtrunc_e", false));
+	EXPECT_EQ(-EINVAL, ut_event_enable(self->grp, "ust_pgtrunc_e", true));
+	EXPECT_EQ(0, ut_event_enabled(self->grp, "ust_pgtrunc_e"));
+
+	ASSERT_EQ(0, make_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgtrunc_e", true));
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	fn = (inc_fn)((uint8_t *)keep_map(self,
+			mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			     fd, PAGE), PAGE) + MF_FN);
+	close(fd);
+	EXPECT_EQ(10, fn(9));
+	EXPECT_EQ(1, HITS("ust_pgtrunc_e"));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgtrunc_e", false));
+	close(go[0]);
+	close(go[1]);
+	unlink(path);
 	expect_console_clean(_metadata, self);
 }
 
