@@ -2,13 +2,16 @@
 /*
  * uprobe_perf: uprobes through perf: perf_event_open() with the "uprobe"
  * PMU (entry and return probes, reference counter, per-task and inherited
- * counting), and the perf tool's SDT support ("perf probe sdt_tick:loop2").
+ * counting: forked children, threads, CLONE_VM children, enable_on_exec, an
+ * exited leader), and the perf tool's SDT support ("perf probe
+ * sdt_tick:loop2").
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +33,14 @@
 #define CC_CHILDREN	40
 #define CC_CALLS	50
 #define CC_PAGES	64
+/* argv[1] that makes the binary run pmu_exec_image() instead of the tests */
+#define PMU_EXEC_ARG	"--uprobe-perf-exec"
+#define PMU_EXEC_CALLS	6
+#define PMU_THREADS	4
+#define PMU_CLONE_CALLS	13
+#define PMU_CLONE_STACK	(64 * 1024)
+#define PMU_LEADER_CALLS	3
+#define PMU_WORKER_CALLS	8
 
 unsigned short uperf_mark_semaphore __section(".probes") __used;
 
@@ -65,6 +76,19 @@ static void call_n(int n)
 
 	for (i = 0; i < n; i++)
 		UT_WRITE_ONCE(perf_sink, perf_func(i));
+}
+
+/*
+ * The new image of pmu.enable_on_exec: when run with PMU_EXEC_ARG, call
+ * perf_func() PMU_EXEC_CALLS times and exit 0, before the test harness
+ * starts.
+ */
+static void __attribute__((constructor)) pmu_exec_image(int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], PMU_EXEC_ARG))
+		return;
+	call_n(PMU_EXEC_CALLS);
+	_exit(0);
 }
 
 static uint64_t read_count(int fd)
@@ -330,6 +354,337 @@ TEST_F(pmu, inherit)
 TEST_F(pmu, inherit_return)
 {
 	inherit_children(_metadata, self, true);
+}
+
+/*
+ * enable_on_exec with inherit on a waiting child (perf stat -- PROG): the
+ * exec'd image's calls count, the child's calls before exec do not.
+ */
+TEST_F(pmu, enable_on_exec)
+{
+	const char *exe = ut_self_exe();
+	struct perf_event_attr attr;
+	int go[2], status;
+	char c;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_EQ(0, pipe(go));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		char *const argv[] = { (char *)exe, PMU_EXEC_ARG, NULL };
+
+		close(go[1]);
+		call_n(2);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		call_n(5);
+		execv(exe, argv);
+		_exit(3);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, exe, self_off("perf_func"), false,
+				    0));
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	attr.inherit = 1;
+	self->fd[0] = ut_perf_open(&attr, self->child);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
+	}
+	call_n(3);
+	EXPECT_EQ(0ULL, read_count(self->fd[0]));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	EXPECT_EQ((uint64_t)PMU_EXEC_CALLS, read_count(self->fd[0]));
+	close(go[1]);
+}
+
+/* One thread of pmu.threads. */
+struct pmu_thread {
+	pthread_barrier_t *bar;
+	pid_t tid;
+	int calls;
+};
+
+/*
+ * Say the tid (first barrier), wait for the tid event (second), call
+ * perf_func() @calls times, and wait until every thread has (third).
+ */
+static void *pmu_thread_fn(void *arg)
+{
+	struct pmu_thread *t = arg;
+
+	t->tid = syscall(SYS_gettid);
+	pthread_barrier_wait(t->bar);
+	pthread_barrier_wait(t->bar);
+	call_n(t->calls);
+	pthread_barrier_wait(t->bar);
+	return NULL;
+}
+
+/*
+ * An inherited event on this process, opened before its threads start,
+ * counts the calls of every thread; an event on one thread's tid only that
+ * thread's. No thread exits before all the calls are made (calls after an
+ * exit: clone_vm_child).
+ */
+TEST_F(pmu, threads)
+{
+	struct pmu_thread t[PMU_THREADS];
+	pthread_t th[PMU_THREADS];
+	struct perf_event_attr attr;
+	pthread_barrier_t bar;
+	uint64_t sum = 0;
+	int i;
+
+	if (no_pmu(_metadata))
+		return;
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    false, 0));
+	attr.inherit = 1;
+	self->fd[0] = ut_perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
+	}
+	call_n(3);
+	ASSERT_EQ(0, pthread_barrier_init(&bar, NULL, PMU_THREADS + 1));
+	for (i = 0; i < PMU_THREADS; i++) {
+		t[i].bar = &bar;
+		t[i].tid = -1;
+		t[i].calls = 11 * (i + 1);
+		sum += t[i].calls;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, pmu_thread_fn, &t[i]));
+	}
+	pthread_barrier_wait(&bar);
+	attr.inherit = 0;
+	self->fd[1] = ut_perf_open(&attr, t[1].tid);
+	ASSERT_LE(0, self->fd[1]) {
+		TH_LOG("perf_event_open(tid %d): %s", t[1].tid,
+		       strerror(-self->fd[1]));
+	}
+	pthread_barrier_wait(&bar);
+	call_n(4);
+	pthread_barrier_wait(&bar);
+	for (i = 0; i < PMU_THREADS; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	pthread_barrier_destroy(&bar);
+	EXPECT_EQ(3 + 4 + sum, read_count(self->fd[0]));
+	EXPECT_EQ((uint64_t)t[1].calls, read_count(self->fd[1]));
+}
+
+/* The child of pmu.clone_vm_child: PMU_CLONE_CALLS calls, nothing else. */
+static int pmu_clone_fn(void *arg)
+{
+	long i;
+
+	for (i = 0; i < PMU_CLONE_CALLS; i++)
+		UT_WRITE_ONCE(perf_sink, perf_func(i));
+	return 0;
+}
+
+/*
+ * An inherited event counts the calls of a clone(CLONE_VM) child, in the
+ * parent's mm, and the parent's after the child has exited. The child
+ * runs on the parent's CPU while the parent waits, so perf swaps their
+ * contexts: the child exits with the parent's. FAILURE-MODES #24. Stock
+ * 6.1 then loses the parent's later calls: the event it runs with has the
+ * exited child, with no mm, as its target.
+ */
+TEST_F(pmu, clone_vm_child)
+{
+	struct perf_event_attr attr;
+	uint64_t n;
+	char *stack;
+	int status;
+
+	if (no_pmu(_metadata))
+		return;
+	stack = mmap(NULL, PMU_CLONE_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	ASSERT_NE(MAP_FAILED, stack);
+	ASSERT_EQ(0, ut_pin_cpu());
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(), self_off("perf_func"),
+				    false, 0));
+	attr.inherit = 1;
+	self->fd[0] = ut_perf_open(&attr, 0);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
+	}
+	call_n(3);
+	self->child = clone(pmu_clone_fn, stack + PMU_CLONE_STACK,
+			    CLONE_VM | SIGCHLD, NULL);
+	ASSERT_LT(0, self->child);
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	call_n(2);
+	n = read_count(self->fd[0]);
+	munmap(stack, PMU_CLONE_STACK);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ((uint64_t)3 + PMU_CLONE_CALLS, n);
+		UT_STOCK_FAILS("counted %llu of %d", (unsigned long long)n,
+			       3 + PMU_CLONE_CALLS + 2);
+		return;
+	}
+	EXPECT_EQ((uint64_t)3 + PMU_CLONE_CALLS + 2, n);
+}
+
+/* pmu.zombie_leader's pipes: to the leader, to the worker, from the worker */
+static int zl_pipe[3][2];
+enum { ZL_LEADER, ZL_WORKER, ZL_TID };
+
+/*
+ * pmu.zombie_leader's worker thread: fix the perf context it runs with
+ * (opening an event on itself changes the context's generation, so perf
+ * swaps it no more), send its tid, wait for the go, call perf_func()
+ * PMU_WORKER_CALLS times and end the process.
+ */
+static void *zl_worker(void *arg)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+	};
+	pid_t tid = syscall(SYS_gettid);
+	char c;
+
+	if (syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0) < 0)
+		_exit(10);
+	if (write(zl_pipe[ZL_TID][1], &tid, sizeof(tid)) != sizeof(tid))
+		_exit(11);
+	if (read(zl_pipe[ZL_WORKER][0], &c, 1) != 1)
+		_exit(12);
+	call_n(PMU_WORKER_CALLS);
+	_exit(0);
+}
+
+/*
+ * pmu.zombie_leader's leader: wait for the event, call perf_func()
+ * PMU_LEADER_CALLS times, start the worker on this CPU, wait for the go
+ * and exit, leaving the process to the worker.
+ */
+static void zl_leader(void)
+{
+	pthread_t th;
+	char c;
+
+	if (read(zl_pipe[ZL_LEADER][0], &c, 1) != 1)
+		_exit(20);
+	call_n(PMU_LEADER_CALLS);
+	if (ut_pin_cpu())
+		_exit(21);
+	if (pthread_create(&th, NULL, zl_worker, NULL))
+		_exit(22);
+	if (read(zl_pipe[ZL_LEADER][0], &c, 1) != 1)
+		_exit(23);
+	pthread_exit(NULL);
+}
+
+/* Wait up to 10 s for the leader of @pid to be a zombie; true if it is. */
+static bool leader_zombie(pid_t pid)
+{
+	char path[64], *s;
+	bool z = false;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	for (i = 0; i < 10000 && !z; i++) {
+		s = ut_read_file(path, NULL);
+		z = s && strstr(s, "\nState:\tZ");
+		free(s);
+		if (!z)
+			usleep(1000);
+	}
+	return z;
+}
+
+/*
+ * An inherited event on a process counts the calls a thread makes after
+ * the leader has exited (a zombie while the process lives), and an event
+ * on that thread's tid counts them too. The worker first runs right after
+ * the leader on the leader's CPU, so perf swaps their contexts: the worker
+ * runs with the leader's, whose event's target is the leader.
+ * FAILURE-MODES #24. Stock 6.1 matches a target by its mm, which a zombie
+ * has not, and counts none of the worker's calls on that event.
+ */
+TEST_F(pmu, zombie_leader)
+{
+	const char *exe = ut_self_exe();
+	struct perf_event_attr attr;
+	int i, status = -1;
+	uint64_t n;
+	pid_t tid;
+
+	if (no_pmu(_metadata))
+		return;
+	/*
+	 * The leader's new thread inherits the event, whose path perf reads
+	 * from the leader's memory again: exe is set before fork.
+	 */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pipe(zl_pipe[i]));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		close(zl_pipe[ZL_LEADER][1]);
+		close(zl_pipe[ZL_WORKER][1]);
+		close(zl_pipe[ZL_TID][0]);
+		zl_leader();
+		_exit(24);
+	}
+	close(zl_pipe[ZL_LEADER][0]);
+	close(zl_pipe[ZL_WORKER][0]);
+	close(zl_pipe[ZL_TID][1]);
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, exe, self_off("perf_func"), false,
+				    0));
+	attr.inherit = 1;
+	self->fd[0] = ut_perf_open(&attr, self->child);
+	ASSERT_LE(0, self->fd[0]) {
+		TH_LOG("perf_event_open: %s", strerror(-self->fd[0]));
+	}
+	ASSERT_EQ(1, write(zl_pipe[ZL_LEADER][1], "o", 1));
+	ASSERT_EQ((ssize_t)sizeof(tid),
+		  read(zl_pipe[ZL_TID][0], &tid, sizeof(tid))) {
+		if (waitpid(self->child, &status, 0) == self->child)
+			self->child = -1;
+		TH_LOG("child status 0x%x", status);
+	}
+	ASSERT_NE(self->child, tid);
+	attr.inherit = 0;
+	self->fd[1] = ut_perf_open(&attr, tid);
+	ASSERT_LE(0, self->fd[1]) {
+		TH_LOG("perf_event_open(tid %d): %s", tid,
+		       strerror(-self->fd[1]));
+	}
+	ASSERT_EQ(1, write(zl_pipe[ZL_LEADER][1], "x", 1));
+	ASSERT_TRUE(leader_zombie(self->child));
+	ASSERT_EQ(1, write(zl_pipe[ZL_WORKER][1], "g", 1));
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	close(zl_pipe[ZL_LEADER][1]);
+	close(zl_pipe[ZL_WORKER][1]);
+	close(zl_pipe[ZL_TID][0]);
+	EXPECT_EQ((uint64_t)PMU_WORKER_CALLS, read_count(self->fd[1]));
+	n = read_count(self->fd[0]);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ((uint64_t)PMU_LEADER_CALLS, n);
+		UT_STOCK_FAILS("counted %llu of %d", (unsigned long long)n,
+			       PMU_LEADER_CALLS + PMU_WORKER_CALLS);
+		return;
+	}
+	EXPECT_EQ((uint64_t)PMU_LEADER_CALLS + PMU_WORKER_CALLS, n);
 }
 
 /* One system-wide sampling event on one CPU, and its ring buffer. */
