@@ -32,6 +32,11 @@
  * in the file's current page cache page (not one deleted from the cache),
  * and the probe still counts exactly afterwards.
  *
+ * ro_thp_text [#26]: code in an ext2 file, mapped privately and executable
+ * and collapsed into a read-only file huge page (MADV_COLLAPSE), probed,
+ * hit, unprobed: exact counts, the file's bytes back, and the text can be
+ * collapsed into a huge page again.
+ *
  * Each test checks the kernel log for BUG, WARNING, Oops, "Bad page" and
  * "Bad rss-counter" lines.  A test of something stock 6.1 gets wrong says
  * so: with UPROBE_TEST_IMPL=stock it asserts the stock failure, logs it and
@@ -60,6 +65,9 @@
 #include "../kselftest_harness.h"
 #include "uprobe_util.h"
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY	1
 #endif
@@ -1069,6 +1077,89 @@ TEST_F_TIMEOUT(pages, restore_vs_odirect, 300)
 	EXPECT_EQ(3, HITS("ust_pgodirect_e"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgodirect_e", false));
 	EXPECT_EQ(0, memcmp(text, page, PAGE));
+	expect_console_clean(_metadata, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* [#26] read-only file THP text                                       */
+
+/* Collapse the huge page at @text; its PMD-mapped file kB, or -errno. */
+static long collapse(uint8_t *text)
+{
+	if (madvise(text, HPAGE, MADV_COLLAPSE))
+		return -errno;
+	return smaps_kb((uintptr_t)text, "FilePmdMapped:", "FilePmdMapped:");
+}
+
+/*
+ * Text of an ext2 file collapsed into a huge page: probing it splits what
+ * it must, the probe counts every call, disabling gives back the file's
+ * bytes, and the text collapses into a huge page again.
+ */
+TEST_F_TIMEOUT(pages, ro_thp_text, 120)
+{
+	const int calls = 7;
+	char path[PATH_MAX];
+	uint8_t *buf, *text;
+	const char *why;
+	uintptr_t aligned;
+	inc_fn fn;
+	void *resv;
+	long kb;
+	int i, fd;
+
+	if (START("ust_pgrothp"))
+		return;
+	self->kmsg = ut_kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+	why = ext2_mount(self);
+	if (why)
+		SKIP(return, "%s", why);
+	snprintf(path, sizeof(path), "%s/ust_pgrothp_text", self->mnt);
+	buf = calloc(1, HPAGE);
+	ASSERT_NE(NULL, buf);
+	memcpy(buf + TH_FN, pg_inc, sizeof(pg_inc));
+	ASSERT_EQ(0, make_file(path, buf, HPAGE));
+
+	resv = mmap(NULL, 2 * HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_NE(MAP_FAILED, resv);
+	keep_map(self, resv, 2 * HPAGE);
+	aligned = ((uintptr_t)resv + HPAGE - 1) & ~(HPAGE - 1);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	text = mmap((void *)aligned, HPAGE, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_FIXED, fd, 0);
+	close(fd);
+	ASSERT_EQ((void *)aligned, text);
+	ASSERT_EQ(0, madvise(text, HPAGE, MADV_HUGEPAGE));
+	fn = (inc_fn)(text + TH_FN);
+	EXPECT_EQ(3, fn(2));
+	kb = collapse(text);
+	if (kb == -EINVAL)
+		SKIP(return, "MADV_COLLAPSE of file text refused (CONFIG_READ_ONLY_THP_FOR_FS)");
+	ASSERT_EQ((long)(HPAGE >> 10), kb) {
+		TH_LOG("the text was not collapsed (%ld)", kb);
+	}
+
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_pgrothp_e", path,
+				 TH_FN + PG_INC_INSN, 0));
+	EXPECT_EQ(0xcc, text[TH_FN + PG_INC_INSN]);
+	for (i = 0; i < calls; i++)
+		EXPECT_EQ(i + 1, fn(i));
+	EXPECT_EQ(calls, HITS("ust_pgrothp_e"));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgrothp_e", false));
+	EXPECT_EQ(101, fn(100));
+	EXPECT_EQ(calls, HITS("ust_pgrothp_e"));
+	EXPECT_EQ(0, memcmp(text, buf, HPAGE));
+	kb = collapse(text);
+	EXPECT_EQ((long)(HPAGE >> 10), kb) {
+		TH_LOG("no huge page again after the probe went (%ld)", kb);
+	}
+	EXPECT_EQ(0, memcmp(text, buf, HPAGE));
+	EXPECT_EQ(6, fn(5));
+	free(buf);
+	EXPECT_EQ(0, munmap(text, HPAGE));
 	expect_console_clean(_metadata, self);
 }
 
