@@ -333,6 +333,32 @@ TEST_F(bad, offset_beyond_eof)
 }
 
 /*
+ * An offset where no instruction can start (not a multiple of the
+ * breakpoint's size: arm64's 4 bytes) is refused when it is defined:
+ * EINVAL, "Invalid uprobe offset", and the function runs as before. Stock
+ * 6.1 refuses it only on enable (expected there). On x86 every byte may
+ * start an instruction.
+ */
+TEST_F(bad, unaligned_offset)
+{
+	int ret;
+
+	if (UT_BP_SIZE == 1)
+		SKIP(return, "every offset may start an instruction here");
+	if (START())
+		return;
+	ret = ut_probe_add("p:" GRP "/unal %s:0x%lx", ut_self_exe(),
+			   func_off() + 2);
+	if (ut_impl_is_stock()) {
+		expect_enable_fails(_metadata, ret, "unal");
+		UT_STOCK_FAILS("it accepts an unaligned offset until enabled");
+	} else {
+		EXPECT_REJECTED(ret, EINVAL, "Invalid uprobe offset", "unal");
+	}
+	EXPECT_EQ(19, bad_func(20));
+}
+
+/*
  * A reference counter (a 2-byte SDT semaphore) at an odd offset is
  * refused when it is defined: EINVAL, "Invalid reference counter
  * offset". Stock 6.1 checks it only on enable (expected there).
