@@ -1508,6 +1508,68 @@ TEST_F(core, double_mmap_semaphore)
 }
 
 /*
+ * [#5] A process maps a copy's probed text but never the page of the
+ * probe's reference counter, is hit and exits; then a process mapping both
+ * pages finds the counter at 1 while the probe is enabled and at 0 after,
+ * and its call is counted.
+ */
+TEST_F(core, counter_page_never_mapped)
+{
+	uint64_t off = sym_off("fm_pure"), pgoff = off & ~(PAGE - 1);
+	uint64_t ref = ref_off(3), rpg = ref & ~(PAGE - 1);
+	int go[2], done[2], status;
+	char *text, *data, c;
+	pid_t pid;
+
+	if (START("ust_corenoref"))
+		return;
+	ASSERT_EQ(0, tmp_copy(self, "ust_corenoref"));
+	ASSERT_NE(pgoff, rpg);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		text = ut_map_file(self->tmp, pgoff, PAGE, PROT_READ | PROT_EXEC,
+				   MAP_PRIVATE, false);
+		if (text == MAP_FAILED)
+			_exit(2);
+		if (write(done[1], "m", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (pure_in(text, pgoff)(5) != 16 || pure_in(text, pgoff)(6) != 19)
+			_exit(4);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_corenoref_e", self->tmp, off,
+				 ref));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child: status 0x%x", status);
+	}
+	EXPECT_EQ(2, ut_trace_count("ust_corenoref_e", pid));
+
+	data = keep_map(self, ut_map_file(self->tmp, rpg, PAGE,
+					  PROT_READ | PROT_WRITE, MAP_PRIVATE,
+					  false), PAGE);
+	ASSERT_NE(MAP_FAILED, data);
+	text = keep_map(self, ut_map_file(self->tmp, pgoff, PAGE,
+					  PROT_READ | PROT_EXEC, MAP_PRIVATE,
+					  false), PAGE);
+	ASSERT_NE(MAP_FAILED, text);
+	EXPECT_EQ(1, UT_READ_ONCE(*(uint16_t *)(data + ref - rpg)));
+	EXPECT_EQ(22, pure_in(text, pgoff)(7));
+	EXPECT_EQ(1, HITS("ust_corenoref_e"));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_corenoref_e", false));
+	EXPECT_EQ(0, UT_READ_ONCE(*(uint16_t *)(data + ref - rpg)));
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+}
+
+/*
  * [#4] A probed 3-page copy split by mprotect (a neighbour page, the
  * probed page, then merged back): the reference counter is 1 while
  * enabled and 0 after disabling.  Stock 6.1 counts the splits (3, then 1
