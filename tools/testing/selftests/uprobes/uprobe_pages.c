@@ -1083,11 +1083,23 @@ TEST_F_TIMEOUT(pages, restore_vs_odirect, 300)
 /* ------------------------------------------------------------------ */
 /* [#26] read-only file THP text                                       */
 
-/* Collapse the huge page at @text; its PMD-mapped file kB, or -errno. */
+/*
+ * Collapse the huge page at @text, retrying what MADV_COLLAPSE calls a
+ * transient failure (EAGAIN: a page locked, or not yet on an LRU list);
+ * its PMD-mapped file kB, or -errno.
+ */
 static long collapse(uint8_t *text)
 {
-	if (madvise(text, HPAGE, MADV_COLLAPSE))
-		return -errno;
+	int i, ret;
+
+	for (i = 0; i < 50; i++) {
+		ret = madvise(text, HPAGE, MADV_COLLAPSE) ? -errno : 0;
+		if (ret != -EAGAIN)
+			break;
+		usleep(20 * 1000);
+	}
+	if (ret)
+		return ret;
 	return smaps_kb((uintptr_t)text, "FilePmdMapped:", "FilePmdMapped:");
 }
 
