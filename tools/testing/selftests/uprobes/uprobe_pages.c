@@ -24,6 +24,10 @@
  * while a process runs it: SIGBUS for that process, disabling works,
  * enabling again fails with EINVAL, and with the bytes back it counts.
  *
+ * overlayfs_text [#25]: a probe defined on a file through an overlayfs
+ * mount is on the real (lower) file: a mapping through the overlay and one
+ * of the lower file are both counted.
+ *
  * restore_vs_odirect [#26]: enable and disable a probe 300 times while one
  * task rewrites the probed page with the same bytes through O_DIRECT (which
  * invalidates and unmaps the page cache page) on an ext2 file system on a
@@ -102,6 +106,7 @@ static const uint8_t pg_inc[] = {
 
 FIXTURE(pages) {
 	char grp[64];
+	char ovl[128];		/* an overlay mount point to unmount first */
 	char mnt[64];		/* a mount point to unmount and remove */
 	char img[PATH_MAX];	/* a file system image to remove */
 	int loop_fd;		/* a loop device to detach */
@@ -135,6 +140,8 @@ FIXTURE_TEARDOWN(pages)
 	for (i = 0; i < 2; i++)
 		if (self->map[i].p)
 			munmap(self->map[i].p, self->map[i].len);
+	if (self->ovl[0])
+		umount(self->ovl);
 	if (self->mnt[0]) {
 		umount(self->mnt);
 		rmdir(self->mnt);
@@ -820,6 +827,65 @@ TEST_F(pages, truncated_under_probe)
 	close(go[1]);
 	unlink(path);
 	expect_console_clean(_metadata, self);
+}
+
+/*
+ * A probe defined on a file seen through an overlayfs mount goes on the
+ * real file (the lower layer's): calls through a mapping of the overlay's
+ * file and through one of the lower file are all counted, and disabling
+ * restores both.
+ */
+TEST_F(pages, overlayfs_text)
+{
+	char dir[5][PATH_MAX], opts[3 * PATH_MAX], path[PATH_MAX];
+	static const char *const sub[5] = {
+		"lower", "upper", "work", "merged", "lower/f"
+	};
+	uint8_t buf[PAGE] = { 0 };
+	inc_fn via_ovl, via_lower;
+	int fd, i;
+
+	if (START("ust_pgovl"))
+		return;
+	ASSERT_EQ(0, mount_tmpfs(self, "mode=0755"));
+	for (i = 0; i < 5; i++) {
+		snprintf(dir[i], sizeof(dir[i]), "%s/%s", self->mnt, sub[i]);
+		if (i < 4)
+			ASSERT_EQ(0, mkdir(dir[i], 0755));
+	}
+	memcpy(buf + MF_FN, pg_inc, sizeof(pg_inc));
+	ASSERT_EQ(0, make_file(dir[4], buf, PAGE));
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+		 dir[0], dir[1], dir[2]);
+	if (mount("overlay", dir[3], "overlay", 0, opts)) {
+		if (errno == ENODEV)
+			SKIP(return, "CONFIG_OVERLAY_FS not enabled");
+		ASSERT_EQ(0, -errno);
+	}
+	snprintf(self->ovl, sizeof(self->ovl), "%s", dir[3]);
+	snprintf(path, sizeof(path), "%s/f", dir[3]);
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_pgovl_e", path,
+				 MF_FN + PG_INC_INSN, 0));
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	via_ovl = map_inc(self, fd);
+	close(fd);
+	ASSERT_NE(NULL, via_ovl);
+	fd = open(dir[4], O_RDONLY);
+	ASSERT_LE(0, fd);
+	via_lower = map_inc(self, fd);
+	close(fd);
+	ASSERT_NE(NULL, via_lower);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(i + 1, via_ovl(i));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(i + 11, via_lower(i + 10));
+	EXPECT_EQ(5, HITS("ust_pgovl_e"));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgovl_e", false));
+	EXPECT_EQ(0, memcmp(buf, (uint8_t *)via_ovl - MF_FN, PAGE));
+	EXPECT_EQ(0, memcmp(buf, (uint8_t *)via_lower - MF_FN, PAGE));
+	EXPECT_EQ(8, via_ovl(7));
+	EXPECT_EQ(5, HITS("ust_pgovl_e"));
 }
 
 /* ------------------------------------------------------------------ */
