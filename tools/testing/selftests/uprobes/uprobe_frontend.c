@@ -912,6 +912,39 @@ TEST_F(fe, type_string)
 	expect_records(_metadata, "fe_tstr_e", 3, e);
 }
 
+/*
+ * A string on a page the task has not faulted in (a file's page, its page
+ * table entry dropped by MADV_DONTNEED) is fetched by faulting it in: the
+ * handler, which runs in the int3 trap on x86, may sleep there
+ * (CONFIG=debug's DEBUG_ATOMIC_SLEEP watches).
+ */
+TEST_F(fe, type_string_page_not_present)
+{
+	static const char text[] = "paged in by the fetch";
+	char expect[RECLEN], path[64];
+	char *page;
+	int fd;
+
+	if (START("fe_tnp"))
+		return;
+	snprintf(path, sizeof(path), "/tmp/fe_tnp.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)sizeof(text), pwrite(fd, text, sizeof(text), 0));
+	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	unlink(path);
+	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_tnp_e", "fe_ptrs",
+			       "s=+0(%di):ustring"));
+	ASSERT_EQ(0, madvise(page, 4096, MADV_DONTNEED));
+	fe_sink = fe_ptrs(page, NULL);
+	snprintf(expect, sizeof(expect), "(0x%lx) s=\"%s\"",
+		 (unsigned long)fe_ptrs, text);
+	expect_record(_metadata, "fe_tnp_e", expect);
+	munmap(page, 4096);
+}
+
 /* ustring, and +u deref with string: user strings. */
 TEST_F(fe, type_ustring)
 {
