@@ -1,24 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
  * User-space test of arch/x86/kernel/uprobes.c, which is
- * included unchanged on top of the shims in shim/.
+ * included unchanged on top of the shims in shim/ (the core's hooks, the
+ * hardware-breakpoint report and the vDSO are stubs that record their
+ * calls; see "shim state" below).
  *
  *   aup_test			table of encodings: class, length, fix-ups,
- *				rewritten copy; emulation and step/fix-up unit
- *				tests on synthetic registers (TF, pushf,
- *				block-step, notifiers)
+ *				rewritten copy; unit tests of the emulation
+ *				(and the accesses it shows to watchpoints),
+ *				the booster, the step and its fix-ups (TF,
+ *				pushf, block-step, watchpoints, notifiers),
+ *				the verdicts per mm mode, and return probes
+ *				(return address, trampoline, vDSO stubs,
+ *				sys_uretprobe(); the trampoline also on the
+ *				CPU); then the differential test below of
+ *				hand-picked and 2000 random encodings per mode
  *   aup_test objdump < dump	decode every instruction boundary of an
  *				"objdump -d --insn-width=16" listing: length
  *				agreement with objdump, and class counts
  *   aup_test fuzz N < dump	differential test on the host CPU: every
  *				distinct probeable instruction of the listing
- *				(N random register/memory states each) runs
- *				natively at its address, and through our
- *				emulation and through our out-of-line step (a
- *				copy in a slot elsewhere, pre_xol, a real TF
- *				step, post_xol or abort_xol); the registers,
- *				flags, xmm registers, memory and faults must
- *				be the same.
+ *				and the hand-picked ones (N random
+ *				register/memory states each) runs natively at
+ *				its address, and through our emulation (if
+ *				emulated; the data accesses it shows to the
+ *				watchpoints must cover what it wrote), our
+ *				out-of-line step (a copy in a slot elsewhere,
+ *				pre_xol, a real TF step, the #DB notifier,
+ *				post_xol or abort_xol) and, if boostable, our
+ *				boost (the copy and its jump back, run with no
+ *				trap); the registers, flags, xmm registers,
+ *				memory and faults must be the same.
+ *   aup_test random N [seed]	the same for N random encodings per mode
+ *
+ * "make check" runs the first and the third over a fixed set of host
+ * binaries (see the Makefile).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -34,16 +50,19 @@
 /* ---------------------------------------------------------- shim state */
 
 static struct uprobe_task test_utask;
-static struct task_struct test_task = { .utask = &test_utask };
+static struct vdso_image test_vdso_image;
+static struct mm_struct test_mm = { .context.vdso_image = &test_vdso_image };
+static struct task_struct test_task = { .utask = &test_utask, .mm = &test_mm };
 struct task_struct *aup_test_current = &test_task;
 struct cpuinfo_x86 boot_cpu_data = { .x86_virt_bits = 48 };
+unsigned long cpu_dr7;
+bool aup_test_ia32_syscall;
 
 static int nr_sigtrap, nr_blockstep_on, nr_blockstep_off;
 static unsigned long sigtrap_ip;
-static int nr_int3_hit, nr_sstep_done;
+static int nr_int3_hit, nr_sstep_done, nr_leave_boosted;
 static bool int3_hit_ret, sstep_done_ret;
-static unsigned long sstep_done_ip;
-static struct notifier_block *die_nb;
+static unsigned long sstep_done_ip, leave_boosted_ip;
 
 void set_task_blockstep(struct task_struct *t, bool on)
 {
@@ -72,25 +91,101 @@ void force_sig(int sig)
 	force_sig_nr = sig;
 }
 
-int register_die_notifier(struct notifier_block *nb)
-{
-	die_nb = nb;
-	return 0;
-}
-
-bool uprobe_int3_hit(struct pt_regs *regs)
+/* The core's hooks: recorded, with the verdict the test chooses. */
+bool uprobe_hit_in_trap(struct pt_regs *regs)
 {
 	nr_int3_hit++;
 	return int3_hit_ret;
 }
 
-bool uprobe_sstep_done(struct pt_regs *regs)
+int uprobe_post_sstep_notifier(struct pt_regs *regs)
 {
 	nr_sstep_done++;
 	sstep_done_ip = regs->ip;
 	if (sstep_done_ret)
-		test_utask.state = UTASK_SSTEP_DONE;
+		test_utask.state = UTASK_SSTEP_ACK;
 	return sstep_done_ret;
+}
+
+bool uprobe_leave_boosted_copy(struct pt_regs *regs)
+{
+	nr_leave_boosted++;
+	leave_boosted_ip = regs->ip;
+	return false;
+}
+
+/* The core's default. */
+unsigned long uprobe_get_swbp_addr(struct pt_regs *regs)
+{
+	return instruction_pointer(regs) - UPROBE_SWBP_INSN_SIZE;
+}
+
+static bool from_trampoline_ret;
+static int nr_handle_return;
+static unsigned long handle_return_frame;
+static struct pt_regs *test_syscall_regs;
+
+bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
+{
+	return from_trampoline_ret;
+}
+
+void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
+{
+	nr_handle_return++;
+	handle_return_frame = frame;
+}
+
+struct pt_regs *current_pt_regs(void)
+{
+	return test_syscall_regs;
+}
+
+static struct mm_struct *zapped_mm;
+
+void vdso_uretprobe_table_zap(struct mm_struct *mm)
+{
+	zapped_mm = mm;
+}
+
+/*
+ * Data breakpoints: one armed breakpoint (DR0-like; write-only or
+ * read/write), matched as hw_breakpoint_user_access() matches; a ptrace
+ * one sets its bit in virtual_dr6 as ptrace's overflow handler does. Every
+ * access reported is recorded.
+ */
+static struct {
+	unsigned long addr;
+	unsigned int len;
+	bool write_only;
+	bool ptrace;
+	bool armed;
+} wp;
+
+#define MAX_ACCESSES	8
+
+static struct {
+	unsigned long addr;
+	unsigned int len;
+	bool write;
+} accesses[MAX_ACCESSES];
+static int nr_accesses;
+
+bool hw_breakpoint_user_access(struct pt_regs *regs, unsigned long addr,
+			       unsigned int len, bool write)
+{
+	if (nr_accesses < MAX_ACCESSES) {
+		accesses[nr_accesses].addr = addr;
+		accesses[nr_accesses].len = len;
+		accesses[nr_accesses].write = write;
+	}
+	nr_accesses++;
+	if (!wp.armed || (wp.write_only && !write) ||
+	    addr > wp.addr + wp.len - 1 || addr + len - 1 < wp.addr)
+		return false;
+	if (wp.ptrace)
+		current->thread.virtual_dr6 |= DR_TRAP0;
+	return true;
 }
 
 /* "User memory": one window of real memory; anything else faults. */
@@ -119,10 +214,11 @@ int aup_test_get(const void *addr, u64 *val, unsigned int size)
 
 /* ------------------------------------------------------------ helpers */
 
-static int failures;
+static int failures, nr_checks;
 
 #define CHECK(cond, ...)						\
 	do {								\
+		nr_checks++;						\
 		if (!(cond)) {						\
 			failures++;					\
 			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond);\
@@ -306,14 +402,26 @@ static const struct tcase cases[] = {
 	NO("ff 1d 00 00 00 00"),			/* lcall */
 	NO("ff 2d 00 00 00 00"),			/* ljmp */
 	NO("ff 18"),
-	/* RIP-relative rewriting */
-	RIPS("48 8b 05 00 10 00 00", IP, 6, "48 8b 86 00 10 00 00"),
-	RIPS("48 8b 35 00 10 00 00", IP, 7, "48 8b b7 00 10 00 00"),
-	RIPS("48 8b 3d 00 10 00 00", IP, 6, "48 8b be 00 10 00 00"),
-	RIPS("4c 8b 35 00 10 00 00", IP, 6, "4c 8b b6 00 10 00 00"),
-	RIPS("49 8b 05 00 00 00 00", IP, 6, "48 8b 86 00 00 00 00"),
-	RIPS("41 8b 35 00 00 00 00", IP, 7, "40 8b b7 00 00 00 00"),
+	/*
+	 * RIP-relative rewriting. 32/64-bit mov loads and stores of globals
+	 * are emulated (AUP_EM_LOAD/STORE); their step plan is still there.
+	 */
+	RIPE("48 8b 05 00 10 00 00", AUP_EM_LOAD, IP, 6, "48 8b 86 00 10 00 00"),
+	RIPE("48 8b 35 00 10 00 00", AUP_EM_LOAD, IP, 7, "48 8b b7 00 10 00 00"),
+	RIPE("48 8b 3d 00 10 00 00", AUP_EM_LOAD, IP, 6, "48 8b be 00 10 00 00"),
+	RIPE("4c 8b 35 00 10 00 00", AUP_EM_LOAD, IP, 6, "4c 8b b6 00 10 00 00"),
+	RIPE("49 8b 05 00 00 00 00", AUP_EM_LOAD, IP, 6, "48 8b 86 00 00 00 00"),
+	RIPE("41 8b 35 00 00 00 00", AUP_EM_LOAD, IP, 7, "40 8b b7 00 00 00 00"),
+	RIPE("8b 05 00 10 00 00", AUP_EM_LOAD, IP, 6, "8b 86 00 10 00 00"),
+	RIPE("48 89 05 00 10 00 00", AUP_EM_STORE, IP, 6, "48 89 86 00 10 00 00"),
+	RIPE("89 35 00 10 00 00", AUP_EM_STORE, IP, 7, "89 b7 00 10 00 00"),
+	RIPE("4c 89 3d 00 10 00 00", AUP_EM_STORE, IP, 6, "4c 89 be 00 10 00 00"),
+	RIPS("66 8b 05 00 10 00 00", IP, 6, "66 8b 86 00 10 00 00"),	/* 16-bit */
+	RIPS("66 89 05 00 10 00 00", IP, 6, "66 89 86 00 10 00 00"),
+	RIPS("88 05 00 10 00 00", IP, 6, "88 86 00 10 00 00"),		/* 8-bit */
 	RIPS("40 8a 35 00 00 00 00", IP, 7, "40 8a b7 00 00 00 00"),
+	RIPS("c6 05 00 10 00 00 01", IP, 6, "c6 86 00 10 00 00 01"),	/* mov imm */
+	NO("2e 48 8b 05 00 10 00 00"),			/* cs: not emulated, refused */
 	RIPS("c7 05 00 10 00 00 01 00 00 00", IP, 6, "c7 86 00 10 00 00 01 00 00 00"),
 	RIPS("48 83 3d 00 10 00 00 00", IP, 6, "48 83 be 00 10 00 00 00"),
 	RIPS("0f c7 0d 00 00 00 00", IP, 6, "0f c7 8e 00 00 00 00"),
@@ -363,6 +471,7 @@ static const struct tcase cases[] = {
 	EM32("e8 00 00 00 00", AUP_EM_CALL, BR32 | AUP_FIX_CALL),
 	EM32("8d 05 00 10 00 00", AUP_EM_LEA, IP),
 	EM32("89 e5", AUP_EM_MOV, IP),
+	ST32("89 05 00 10 00 00", IP),			/* absolute store: stepped */
 	EM32("e2 fe", AUP_EM_LOOP, BR),
 	ST32("8b 05 00 10 00 00", IP),			/* absolute, no scratch */
 	ST32("40", IP),					/* inc %eax */
@@ -487,14 +596,14 @@ static void test_emulate(void)
 	analyze_hex(&au, "41 57", false);
 	regs_init(&r, v);
 	sp0 = r.sp;
-	CHECK(arch_uprobe_emulate(&au, &r), "push r15");
+	CHECK(arch_uprobe_skip_sstep(&au, &r), "push r15");
 	CHECK(r.ip == v + 2 && r.sp == sp0 - 8, "push r15 ip/sp");
 	memcpy(&top, (void *)r.sp, 8);
 	CHECK(top == r.r15, "push r15 value %#lx", (unsigned long)top);
 
 	analyze_hex(&au, "54", false);			/* push %rsp */
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r), "push rsp");
+	CHECK(arch_uprobe_skip_sstep(&au, &r), "push rsp");
 	memcpy(&top, (void *)r.sp, 8);
 	CHECK(top == sp0, "push rsp pushes the old value");
 
@@ -503,123 +612,123 @@ static void test_emulate(void)
 	regs_init(&r, v);
 	r.sp = 0x1000;
 	r0 = r;
-	CHECK(!arch_uprobe_emulate(&au, &r), "faulting push");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "faulting push");
 	CHECK(!memcmp(&r, &r0, sizeof(r)), "faulting push left regs alone");
 
 	/* TF, ptrace single-step or block-step: step instead */
 	regs_init(&r, v);
 	r.flags |= X86_EFLAGS_TF;
-	CHECK(!arch_uprobe_emulate(&au, &r), "TF");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "TF");
 	regs_init(&r, v);
 	test_task.tif = BIT(TIF_SINGLESTEP);
-	CHECK(!arch_uprobe_emulate(&au, &r), "TIF_SINGLESTEP");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "TIF_SINGLESTEP");
 	test_task.tif = BIT(TIF_BLOCKSTEP);
-	CHECK(!arch_uprobe_emulate(&au, &r), "TIF_BLOCKSTEP");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "TIF_BLOCKSTEP");
 	test_task.tif = 0;
 
 	/* the task's mode picks the plan: 48 89 e5 is dec %eax in 32-bit code */
 	analyze_hex(&au, "48 89 e5", false);
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.bp == r.sp && r.ip == v + 3, "64: mov");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.bp == r.sp && r.ip == v + 3, "64: mov");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
-	CHECK(!arch_uprobe_emulate(&au, &r) && PL(&au, true)->len == 1 &&
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) && PL(&au, true)->len == 1 &&
 	      PL(&au, true)->exec == AUP_STEP, "32: dec, stepped");
 	analyze_hex(&au, "55", false);
 	/* ...and no plan for LDT code or stack segments, or vm86-like garbage */
 	regs_init(&r, v);
 	r.cs = 0x0f;
-	CHECK(!arch_uprobe_emulate(&au, &r), "LDT code segment");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "LDT code segment");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
 	r.ss = 0x0f;
-	CHECK(!arch_uprobe_emulate(&au, &r), "LDT stack segment");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "LDT stack segment");
 
 	/* EFLAGS.AC: a misaligned stack access would fault (#AC): step instead */
 	regs_init(&r, v);
 	r.flags |= X86_EFLAGS_AC;
 	r.sp -= 4;
 	r0 = r;
-	CHECK(!arch_uprobe_emulate(&au, &r) && !memcmp(&r, &r0, sizeof(r)), "AC, misaligned");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) && !memcmp(&r, &r0, sizeof(r)), "AC, misaligned");
 	regs_init(&r, v);
 	r.flags |= X86_EFLAGS_AC;
-	CHECK(arch_uprobe_emulate(&au, &r), "AC, aligned");
+	CHECK(arch_uprobe_skip_sstep(&au, &r), "AC, aligned");
 
 	analyze_hex(&au, "9c", false);			/* pushf */
 	regs_init(&r, v);
 	r.flags = 0x10ad7;				/* RF + arith */
-	CHECK(arch_uprobe_emulate(&au, &r), "pushf");
+	CHECK(arch_uprobe_skip_sstep(&au, &r), "pushf");
 	memcpy(&top, (void *)r.sp, 8);
 	CHECK(top == 0xad7, "pushf value %#lx", (unsigned long)top);
 
 	analyze_hex(&au, "6a 80", false);
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r), "push imm8");
+	CHECK(arch_uprobe_skip_sstep(&au, &r), "push imm8");
 	memcpy(&top, (void *)r.sp, 8);
 	CHECK(top == (u64)-128, "push imm8 sign extension");
 
 	analyze_hex(&au, "89 c8", false);		/* mov %ecx, %eax */
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ax == 0x22222222, "mov32 zero-extends");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ax == 0x22222222, "mov32 zero-extends");
 	analyze_hex(&au, "4c 8b c1", false);		/* mov %rcx, %r8 */
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.r8 == r.cx && r.ip == v + 3, "mov r8");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.r8 == r.cx && r.ip == v + 3, "mov r8");
 
 	analyze_hex(&au, "4a 8d 44 a5 f8", false);	/* lea -8(%rbp,%r12,4),%rax */
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ax == r.bp + (r.r12 << 2) - 8, "lea sib");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ax == r.bp + (r.r12 << 2) - 8, "lea sib");
 	analyze_hex(&au, "48 8d 05 f0 ff ff ff", false);
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ax == v + 7 - 16, "lea rip");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ax == v + 7 - 16, "lea rip");
 	analyze_hex(&au, "8d 04 25 00 00 00 80", false);	/* lea 0x80000000,%eax */
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ax == 0x80000000UL, "lea abs32 %#lx", r.ax);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ax == 0x80000000UL, "lea abs32 %#lx", r.ax);
 	analyze_hex(&au, "48 8d 04 25 00 00 00 80", false);
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ax == 0xffffffff80000000UL, "lea abs sext");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ax == 0xffffffff80000000UL, "lea abs sext");
 
 	analyze_hex(&au, "e8 10 00 00 00", false);
 	regs_init(&r, v);
 	sp0 = r.sp;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v + 5 + 16 && r.sp == sp0 - 8, "call");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 5 + 16 && r.sp == sp0 - 8, "call");
 	memcpy(&top, (void *)r.sp, 8);
 	CHECK(top == v + 5, "call return address");
 
 	analyze_hex(&au, "eb fe", false);
 	regs_init(&r, v);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v, "jmp self");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v, "jmp self");
 	analyze_hex(&au, "e9 00 00 00 80", false);	/* out of user space */
 	regs_init(&r, v);
-	CHECK(!arch_uprobe_emulate(&au, &r), "jmp to a kernel address");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "jmp to a kernel address");
 
 	analyze_hex(&au, "e2 10", false);		/* loop */
 	regs_init(&r, v);
 	r.cx = 1;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v + 2 && r.cx == 0, "loop done");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 2 && r.cx == 0, "loop done");
 	regs_init(&r, v);
 	r.cx = 0;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v + 0x12 && r.cx == ~0UL, "loop wrap");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 0x12 && r.cx == ~0UL, "loop wrap");
 	analyze_hex(&au, "e1 10", false);		/* loope */
 	regs_init(&r, v);
 	r.cx = 5;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v + 2 && r.cx == 4, "loope zf=0");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 2 && r.cx == 4, "loope zf=0");
 	regs_init(&r, v);
 	r.cx = 5;
 	r.flags |= X86_EFLAGS_ZF;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v + 0x12, "loope zf=1");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 0x12, "loope zf=1");
 	analyze_hex(&au, "e0 10", false);		/* loopne */
 	regs_init(&r, v);
 	r.cx = 5;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == v + 0x12, "loopne zf=0");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 0x12, "loopne zf=0");
 
 	/* jmp *rip: pointer in user memory */
 	analyze_hex(&au, "ff 25 00 00 00 00", false);
 	regs_init(&r, (unsigned long)ustack + 100 - 6);
 	top = 0x401234;
 	memcpy(ustack + 100, &top, 8);
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == 0x401234, "jmp *rip");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == 0x401234, "jmp *rip");
 	regs_init(&r, 0x1000);
-	CHECK(!arch_uprobe_emulate(&au, &r), "jmp *rip, pointer faults");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "jmp *rip, pointer faults");
 
 	/* 32-bit */
 	analyze_hex(&au, "55", true);
@@ -627,17 +736,328 @@ static void test_emulate(void)
 	r.cs = __USER32_CS;
 	r.sp = (unsigned long)ustack + 2048;
 	sp0 = r.sp;
-	CHECK(!arch_uprobe_emulate(&au, &r) || r.sp == ((sp0 - 4) & 0xffffffff),
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) || r.sp == ((sp0 - 4) & 0xffffffff),
 	      "push32 sp");
 	analyze_hex(&au, "e9 00 00 00 80", true);
 	regs_init(&r, 0x80000000UL);
 	r.cs = __USER32_CS;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.ip == 5, "jmp32 wraps: %#lx", r.ip);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == 5, "jmp32 wraps: %#lx", r.ip);
 	analyze_hex(&au, "e2 10", true);
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
 	r.cx = 0xffffffff00000001UL;
-	CHECK(arch_uprobe_emulate(&au, &r) && r.cx == 0 && r.ip == v + 2, "loop ecx");
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.cx == 0 && r.ip == v + 2, "loop ecx");
+}
+
+/* mov loads and stores of globals (RIP-relative), emulated */
+static void test_load_store(void)
+{
+	unsigned long v = (unsigned long)ustack + 100 - 7, a = (unsigned long)ustack + 100;
+	struct arch_uprobe au;
+	struct pt_regs r, r0;
+	u64 m, m0 = 0x8877665544332211ULL;
+
+	umem_lo = (unsigned long)ustack;
+	umem_hi = umem_lo + sizeof(ustack);
+
+	analyze_hex(&au, "48 8b 05 00 00 00 00", false);	/* mov 0(%rip), %rax */
+	memcpy((void *)a, &m0, 8);
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ax == m0 && r.ip == v + 7, "load64");
+	analyze_hex(&au, "44 8b 3d 00 00 00 00", false);	/* mov 0(%rip), %r15d */
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.r15 == 0x44332211 && r.ip == v + 7,
+	      "load32 zero-extends");
+	analyze_hex(&au, "48 89 35 00 00 00 00", false);	/* mov %rsi, 0(%rip) */
+	regs_init(&r, v);
+	r0 = r;
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 7, "store64");
+	memcpy(&m, (void *)a, 8);
+	r0.ip = r.ip;
+	CHECK(m == r.si && !memcmp(&r, &r0, sizeof(r)), "store64 value");
+	analyze_hex(&au, "89 05 00 00 00 00", false);		/* mov %eax, 0(%rip) */
+	memcpy((void *)a, &m0, 8);
+	regs_init(&r, v + 1);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v + 7, "store32");
+	memcpy(&m, (void *)a, 8);
+	CHECK(m == 0x8877665511111111ULL, "store32 writes 4 bytes: %#llx", m);
+	/* outside user memory: declined (the step faults), nothing changed */
+	regs_init(&r, 0x1000);
+	r0 = r;
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) && !memcmp(&r, &r0, sizeof(r)), "store faults");
+	analyze_hex(&au, "48 8b 05 00 00 00 00", false);
+	regs_init(&r, 0x1000);
+	r0 = r;
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) && !memcmp(&r, &r0, sizeof(r)), "load faults");
+	/* EFLAGS.AC: a misaligned access would raise #AC: stepped */
+	regs_init(&r, v + 1);
+	r.flags |= X86_EFLAGS_AC;
+	r0 = r;
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) && !memcmp(&r, &r0, sizeof(r)), "load, AC");
+	regs_init(&r, v);
+	r.flags |= X86_EFLAGS_AC;
+	CHECK(((v + 7) & 7) || (arch_uprobe_skip_sstep(&au, &r) && r.ax == m), "load, AC, aligned");
+	/* 32-bit code: an absolute address, stepped */
+	analyze_hex(&au, "8b 05 00 00 00 00", true);
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	CHECK(PL(&au, true)->exec == AUP_STEP && !arch_uprobe_skip_sstep(&au, &r), "load 32");
+}
+
+/* Expect exactly these accesses: "w8@sp" etc. are checked by the caller. */
+static bool accessed(int i, unsigned long addr, unsigned int len, bool write)
+{
+	return i < nr_accesses && accesses[i].addr == addr && accesses[i].len == len &&
+	       accesses[i].write == write;
+}
+
+/* The data accesses of an emulation, shown to the task's watchpoints. */
+static void test_emulate_watch(void)
+{
+	unsigned long v = 0x400000, p = (unsigned long)ustack + 256, sp0;
+	struct arch_uprobe au;
+	struct pt_regs r;
+	void *low;
+
+	umem_lo = (unsigned long)ustack;
+	umem_hi = umem_lo + sizeof(ustack);
+	nr_sigtrap = 0;
+
+	/* no breakpoint enabled on the CPU: nothing to show */
+	cpu_dr7 = 0;
+	nr_accesses = 0;
+	analyze_hex(&au, "55", false);
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && !nr_accesses, "dr7 off");
+
+	/* enabled, none matches: the access is shown, DR6 stays as it was */
+	cpu_dr7 = 0x2;					/* G0 */
+	test_task.thread.virtual_dr6 = DR_STEP;
+	regs_init(&r, v);
+	sp0 = r.sp;
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 &&
+	      accessed(0, sp0 - 8, 8, true) && test_task.thread.virtual_dr6 == DR_STEP &&
+	      !nr_sigtrap, "push: shown, no match");
+
+	/* a ptrace watchpoint on the pushed word: SIGTRAP after the instruction */
+	wp.armed = true;
+	wp.ptrace = true;
+	wp.addr = sp0 - 4;
+	wp.len = 4;
+	nr_accesses = 0;
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 && nr_sigtrap == 1 &&
+	      sigtrap_ip == v + 1 && sigtrap_code == TRAP_HWBKPT &&
+	      test_task.thread.virtual_dr6 == DR_TRAP0, "push: ptrace watchpoint");
+	nr_sigtrap = 0;
+	/* ...a perf one: counted, no SIGTRAP, DR6 as after its #DB */
+	wp.ptrace = false;
+	test_task.thread.virtual_dr6 = DR_STEP;
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && !nr_sigtrap && !test_task.thread.virtual_dr6,
+	      "push: perf watchpoint");
+	wp.ptrace = true;
+
+	/* pushf, push imm, call: a word at the new sp; 4 bytes in 32-bit code */
+	analyze_hex(&au, "9c", false);
+	nr_accesses = 0;
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 &&
+	      accessed(0, sp0 - 8, 8, true) && nr_sigtrap == 1, "pushf");
+	analyze_hex(&au, "6a 01", false);
+	nr_accesses = 0;
+	regs_init(&r, v);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && accessed(0, sp0 - 8, 8, true) &&
+	      nr_sigtrap == 2 && sigtrap_ip == v + 2, "push imm");
+	/* 32-bit code: a stack below 4 GiB */
+	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+		   -1, 0);
+	CHECK(low != MAP_FAILED && (unsigned long)low < BIT_ULL(32), "mmap below 4G");
+	umem_lo = (unsigned long)low;
+	umem_hi = umem_lo + 4096;
+	analyze_hex(&au, "e8 00 01 00 00", true);
+	nr_accesses = 0;
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	r.sp = umem_lo + 2048;
+	wp.addr = r.sp - 4;
+	wp.len = 1;
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 && r.sp == wp.addr &&
+	      accessed(0, wp.addr, 4, true) && nr_sigtrap == 3 && sigtrap_ip == v + 5 + 0x100,
+	      "call 32: reported at its target");
+	nr_sigtrap = 0;
+	munmap(low, 4096);
+	umem_lo = (unsigned long)ustack;
+	umem_hi = umem_lo + sizeof(ustack);
+
+	/* loads, stores and pointers of globals; a write-only watchpoint */
+	wp.addr = p;
+	wp.len = 8;
+	wp.write_only = true;
+	analyze_hex(&au, "48 8b 05 00 00 00 00", false);
+	nr_accesses = 0;
+	regs_init(&r, p - 7);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 && accessed(0, p, 8, false) &&
+	      !nr_sigtrap, "load: shown, a write watchpoint does not match");
+	analyze_hex(&au, "89 05 00 00 00 00", false);
+	nr_accesses = 0;
+	regs_init(&r, p - 6);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 && accessed(0, p, 4, true) &&
+	      nr_sigtrap == 1 && sigtrap_ip == p, "store: matches");
+	nr_sigtrap = 0;
+	wp.write_only = false;
+	analyze_hex(&au, "8b 05 00 00 00 00", false);
+	regs_init(&r, p - 6);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_sigtrap == 1, "load: read/write watchpoint");
+	nr_sigtrap = 0;
+	memcpy((void *)p, &v, 8);
+	analyze_hex(&au, "ff 15 00 00 00 00", false);		/* call *0(%rip) */
+	nr_accesses = 0;
+	regs_init(&r, p - 6);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && r.ip == v && nr_accesses == 2 &&
+	      accessed(0, sp0 - 8, 8, true) && accessed(1, p, 8, false) && nr_sigtrap == 1 &&
+	      sigtrap_ip == v, "call *mem: push and pointer");
+	nr_sigtrap = 0;
+	analyze_hex(&au, "ff 25 00 00 00 00", false);		/* jmp *0(%rip) */
+	nr_accesses = 0;
+	regs_init(&r, p - 6);
+	CHECK(arch_uprobe_skip_sstep(&au, &r) && nr_accesses == 1 && accessed(0, p, 8, false) &&
+	      nr_sigtrap == 1, "jmp *mem: pointer");
+	nr_sigtrap = 0;
+
+	/* no data access: nothing shown; a declined emulation shows nothing */
+	static const char * const none[] = {
+		"90", "48 89 e5", "48 8d 05 00 00 00 00", "eb 10", "74 10", "e2 10",
+		"0f 1f 44 00 00",
+	};
+	unsigned int i;
+
+	wp.addr = sp0 - 8;
+	for (i = 0; i < ARRAY_SIZE(none); i++) {
+		analyze_hex(&au, none[i], false);
+		nr_accesses = 0;
+		regs_init(&r, v);
+		r.flags |= X86_EFLAGS_ZF;
+		CHECK(arch_uprobe_skip_sstep(&au, &r) && !nr_accesses && !nr_sigtrap, "%s", none[i]);
+	}
+	analyze_hex(&au, "55", false);
+	nr_accesses = 0;
+	regs_init(&r, v);
+	r.sp = 0x1000;
+	CHECK(!arch_uprobe_skip_sstep(&au, &r) && !nr_accesses && !nr_sigtrap, "declined push");
+	memset(&wp, 0, sizeof(wp));
+	cpu_dr7 = 0;
+	test_task.thread.virtual_dr6 = 0;
+}
+
+static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long slot,
+		    unsigned long v);
+
+/* The booster: the copy and its jump back, run with no step trap. */
+static void test_boost(void)
+{
+	static const char * const never[] = {
+		"e8 00 00 00 00", "ff d0", "74 10", "e2 10", "48 03 05 00 10 00 00", "f3 a4",
+		"66 9c", "ff 35 00 10 00 00",
+	};
+	unsigned long v = 0x400000, slot = 0x7fff0000;
+	u8 buf[UPROBE_XOL_SLOT_BYTES];
+	struct arch_uprobe au;
+	struct pt_regs r, r0;
+	unsigned int i;
+
+	test_task.tif = 0;
+	analyze_hex(&au, "01 c8", false);			/* add %ecx, %eax */
+	CHECK(PL(&au, false)->boostable && PL(&au, true)->boostable, "add: boostable");
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      slot_ok(&au, buf, slot, v) && buf[2] == 0xff && buf[33] == 0xc8 && buf[34] == 0xe9,
+	      "add: copies and jumps back");
+	regs_init(&r, v);
+	r0 = r;
+	CHECK(arch_uprobe_boost(&au, &r, slot) && r.ip == slot && !(r.flags & X86_EFLAGS_TF),
+	      "boost");
+	r0.ip = r.ip;
+	CHECK(!memcmp(&r, &r0, sizeof(r)), "boost: only ip");
+	/* where the core moves a task it finds in the slot */
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot, v) == v, "resume: copy not run");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 2, v) == v + 2, "resume: jump back");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 1, v) == v, "resume: not a jump");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 17, v) == v, "resume: an int3");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 64, v) == v &&
+	      arch_uprobe_boost_resume(buf, slot, slot - 1, v) == v, "resume: outside");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 32, v) == v, "resume: 32-bit copy");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 34, v) == v + 2,
+	      "resume: 32-bit jump back");
+
+	/* a copy that starts with the bytes of a jump back has not run */
+	analyze_hex(&au, "ff 25 00 00 00 00", true);		/* jmp *0 */
+	CHECK(PL(&au, true)->boostable && PL(&au, false)->exec == AUP_EMULATE &&
+	      arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      slot_ok(&au, buf, slot, v) && arch_uprobe_boost_resume(buf, slot, slot + 32, v) == v &&
+	      arch_uprobe_boost_resume(buf, slot, slot, v) == v, "resume: a copy like a jump");
+	analyze_hex(&au, "01 c8", false);
+
+	/* a program being stepped is stepped */
+	regs_init(&r, v);
+	r.flags |= X86_EFLAGS_TF;
+	r0 = r;
+	CHECK(!arch_uprobe_boost(&au, &r, slot) && !memcmp(&r, &r0, sizeof(r)), "TF");
+	regs_init(&r, v);
+	r0 = r;
+	test_task.tif = BIT(TIF_SINGLESTEP);
+	CHECK(!arch_uprobe_boost(&au, &r, slot) && !memcmp(&r, &r0, sizeof(r)), "SINGLESTEP");
+	test_task.tif = BIT(TIF_BLOCKSTEP);
+	CHECK(!arch_uprobe_boost(&au, &r, slot) && !memcmp(&r, &r0, sizeof(r)), "BLOCKSTEP");
+	test_task.tif = 0;
+
+	/* what needs the kernel after the copy is never boosted */
+	for (i = 0; i < ARRAY_SIZE(never); i++) {
+		analyze_hex(&au, never[i], false);
+		regs_init(&r, v);
+		r0 = r;
+		CHECK(!PL(&au, false)->boostable && !arch_uprobe_boost(&au, &r, slot) &&
+		      !memcmp(&r, &r0, sizeof(r)), "%s: not boosted", never[i]);
+		CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+		      slot_ok(&au, buf, slot, v) && buf[PL(&au, false)->xol_len] == 0xcc,
+		      "%s: the guard", never[i]);
+	}
+
+	/* ret, indirect jumps: boosted, they leave the slot themselves */
+	analyze_hex(&au, "c3", false);
+	regs_init(&r, v);
+	CHECK(PL(&au, false)->boostable && arch_uprobe_fill_slot(&au, buf, slot, v) > 0 &&
+	      slot_ok(&au, buf, slot, v) && buf[1] == 0xcc && arch_uprobe_boost(&au, &r, slot) &&
+	      r.ip == slot, "ret");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 1, v) == v, "ret: no jump back");
+	analyze_hex(&au, "3e ff e0", false);
+	regs_init(&r, v);
+	CHECK(PL(&au, false)->boostable && arch_uprobe_boost(&au, &r, slot), "notrack jmp *%%rax");
+
+	/* 32-bit code: jmp rel32, wrapping at 4 GiB; no slot above 4 GiB */
+	analyze_hex(&au, "01 c8", true);
+	v = 0xfffffffeUL;
+	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      slot_ok(&au, buf, slot, v) &&
+	      arch_uprobe_boost_resume(buf, slot, slot + 32 + 2, v) == 0, "32: wraps");
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	CHECK(arch_uprobe_boost(&au, &r, slot) && r.ip == slot + 32, "32: boost");
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	r0 = r;
+	CHECK(!arch_uprobe_boost(&au, &r, 0x100000000UL) && !memcmp(&r, &r0, sizeof(r)),
+	      "32: slot above 4G");
+	CHECK(!arch_uprobe_boost(&au, &r, 0xffffffe0UL), "32: slot across 4G");
+	r.cs = 0x0f;
+	CHECK(!arch_uprobe_boost(&au, &r, slot), "LDT code");
+	v = 0x400000;
+	/* a mode whose plan is refused */
+	CHECK(analyze_bytes(&au, (const u8 *)"\xc5\x00\x58\xc0", 4, false) == 0, "vaddps");
+	regs_init(&r, v);
+	CHECK(arch_uprobe_boost(&au, &r, slot), "vaddps: 64");
+	regs_init(&r, v);
+	r.cs = __USER32_CS;
+	CHECK(!arch_uprobe_boost(&au, &r, slot) && r.ip == v, "lds: refused in 32-bit code");
 }
 
 static void test_jcc(void)
@@ -668,20 +1088,41 @@ static void test_jcc(void)
 
 /*
  * A filled slot: in each half, the copy of that mode's plan if it can run
- * there, then int3s; only int3s otherwise.
+ * there, then for a boostable straight-line copy its jump back to
+ * @v + len (64-bit: jmp *0(%rip) and the address; 32-bit: jmp rel32,
+ * wrapping at 4 GiB), then int3s; only int3s otherwise.
  */
-static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long slot)
+static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long slot,
+		    unsigned long v)
 {
 	int mode, i, n;
 
 	for (mode = 0; mode < AUP_NR_MODES; mode++) {
 		const struct arch_uprobe_plan *p = &au->plan[mode];
 		const u8 *half = buf + mode * AUP_HALF;
+		unsigned long at = slot + mode * AUP_HALF, target;
+		u64 t64;
+		s32 rel;
 
 		n = !p->err && (!p->ia32 || slot + UPROBE_XOL_SLOT_BYTES <= BIT_ULL(32)) ?
 		    p->xol_len : 0;
 		if (memcmp(half, p->xol, n))
 			return false;
+		if (n && p->boostable && (p->fixups & AUP_FIX_IP)) {
+			if (p->ia32) {
+				target = (u32)(v + p->len);
+				memcpy(&rel, half + n + 1, 4);
+				if (half[n] != 0xe9 || (u32)(at + n + 5 + rel) != target)
+					return false;
+				n += 5;
+			} else {
+				target = v + p->len;
+				memcpy(&t64, half + n + 6, 8);
+				if (memcmp(half + n, "\xff\x25\0\0\0\0", 6) || t64 != target)
+					return false;
+				n += 14;
+			}
+		}
 		for (i = n; i < AUP_HALF; i++)
 			if (half[i] != 0xcc)
 				return false;
@@ -697,7 +1138,7 @@ static void begin_step(struct arch_uprobe *au, struct pt_regs *r, unsigned long 
 	u8 buf[UPROBE_XOL_SLOT_BYTES];
 
 	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
-	      slot_ok(au, buf, slot), "fill");
+	      slot_ok(au, buf, slot, v), "fill");
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
 	test_utask.auprobe = au;
@@ -915,16 +1356,17 @@ static void test_step(void)
 	test_utask.vaddr = v;
 	test_utask.xol_vaddr = slot;
 	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
-	      !memcmp(buf, "\xc5\x00\x58\xc0\xcc", 5) && buf[32] == 0xcc,
-	      "the 64-bit copy only");
-	CHECK(!arch_uprobe_emulate(&au, &r), "no 32-bit emulation");
+	      slot_ok(&au, buf, slot, v) && !memcmp(buf, "\xc5\x00\x58\xc0\xff\x25", 6) &&
+	      buf[32] == 0xcc, "the 64-bit copy only (boosted: its jump back)");
+	CHECK(!arch_uprobe_skip_sstep(&au, &r), "no 32-bit emulation");
 	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "no 32-bit step");
 	/* 32-bit code cannot reach a slot above 4 GiB */
 	CHECK(analyze_bytes(&au, (const u8 *)"\x48\x3e\x8b\x00", 4, true) == 0 &&
 	      PL(&au, false)->err == -EINVAL, "dec %%eax, only in 32-bit code");
 	CHECK(arch_uprobe_fill_slot(&au, buf, 0x100000000UL, v) == -ENOEXEC, "slot > 4G");
 	CHECK(arch_uprobe_fill_slot(&au, buf, 0xffffffc0UL, v) == UPROBE_XOL_SLOT_BYTES &&
-	      buf[0] == 0xcc && buf[32] == 0x48 && buf[33] == 0xcc, "slot < 4G");
+	      slot_ok(&au, buf, 0xffffffc0UL, v) && buf[0] == 0xcc && buf[32] == 0x48 &&
+	      buf[33] == 0xe9, "slot < 4G");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
 	test_utask.xol_vaddr = 0xffffffe0UL;
@@ -947,8 +1389,6 @@ static void test_watchpoint(void)
 
 	umem_lo = (unsigned long)ustack;
 	umem_hi = umem_lo + sizeof(ustack);
-	if (!die_nb)
-		aup_test_initcall();
 	nr_sigtrap = 0;
 
 	/* add %rax, (%rdi): the #DB has DR_STEP and a ptrace watchpoint bit */
@@ -991,12 +1431,27 @@ static void test_watchpoint(void)
 	      !test_task.thread.virtual_dr6, "bus lock passed on");
 	CHECK(!arch_uprobe_post_xol(&au, &r) && !nr_sigtrap, "bus lock: no SIGTRAP");
 
-	/* a trap-only #DB when not stepping is not ours */
+	/*
+	 * a trap-only #DB when not stepping is not ours, but the task may be
+	 * in a boosted copy: the core moves it out before it is reported
+	 */
 	sstep_done_ret = false;
 	dr6 = DR_TRAP1;
 	test_task.thread.virtual_dr6 = DR_TRAP1;
+	nr_leave_boosted = 0;
+	r.ip = slot + 3;
 	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && dr6 == DR_TRAP1 &&
 	      test_task.thread.virtual_dr6 == DR_TRAP1, "not stepping");
+	CHECK(nr_leave_boosted == 1 && leave_boosted_ip == slot + 3,
+	      "not stepping: the core may leave a boosted copy");
+	dr6 = 0;
+	test_task.thread.virtual_dr6 = DR_TRAP1;		/* ptrace's, moved */
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && nr_leave_boosted == 2 &&
+	      test_task.thread.virtual_dr6 == DR_TRAP1, "ptrace's watchpoint, boosted");
+	dr6 = DR_STEP;
+	test_task.thread.virtual_dr6 = DR_STEP;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && nr_leave_boosted == 2 &&
+	      dr6 == DR_STEP, "a step that is not ours: no boosted copy to leave");
 	sstep_done_ret = true;
 
 	/* rep movsb: a watchpoint between iterations run without TF */
@@ -1063,6 +1518,8 @@ static void test_verdicts(void)
 		{ "c5 00 58 c0", 0, 0, -ENOTSUPP },		/* lds in 32-bit code */
 		{ "48 3e 8b 00", 0, -EINVAL, 0 },		/* dec %eax in 32-bit code */
 		{ "61", 0, 0, 0 },			/* popa (#UD when stepped in 64-bit code) */
+		{ "48 cf", 0, -ENOTSUPP, 0 },		/* iretq; dec %eax, iret */
+		{ "cf", -ENOTSUPP, -ENOTSUPP, -ENOTSUPP },	/* iret */
 	};
 	struct arch_uprobe au;
 	struct mm_struct m64 = { .ia32 = false }, m32 = { .ia32 = true };
@@ -1079,68 +1536,231 @@ static void test_verdicts(void)
 		CHECK(arch_uprobe_analyze_insn(&au, &m64, 0) == t[i].m64, "%s: 64: %d", t[i].hex,
 		      au.plan[AUP_MODE_64].err);
 		CHECK(arch_uprobe_analyze_insn(&au, &m32, 0) == t[i].m32, "%s: 32", t[i].hex);
+		/* decoded once without an mm: each install asks for its mm's mode */
+		CHECK(arch_uprobe_analyze_insn(&au, NULL, 0) == t[i].none &&
+		      arch_uprobe_refuses_mm(&au, &m64) == t[i].m64 &&
+		      arch_uprobe_refuses_mm(&au, &m32) == t[i].m32, "%s: refuses_mm", t[i].hex);
 	}
 }
 
+/* The die notifier, as the core registers it. */
 static int notify(unsigned long val, struct pt_regs *r, unsigned long *dr6)
 {
 	struct die_args args = { .regs = r, .err = (long)dr6 };
 
-	return die_nb->notifier_call(die_nb, val, &args);
+	return arch_uprobe_exception_notify(NULL, val, &args);
 }
 
-/* The return-probe helper that shares this file. */
+/* Return probes: the return address, the trampoline, the vDSO stubs. */
 static void test_uretprobe(void)
 {
-	unsigned long w = 0x401234, tramp = 0x7fffff000000UL;
-	struct pt_regs r;
+	static const char tramp64[] =
+		"48 89 44 24 f0 48 89 4c 24 e8 4c 89 5c 24 e0 b8 4f 01 00 00 0f 05";
+	unsigned long w, slot = 0x7fffff000000UL, slot32 = 0xfffff000UL;
+	unsigned long vdso = 0x7ffff7fc0000UL, frame, *below;
+	u8 buf[UPROBE_XOL_SLOT_BYTES], want[UPROBE_XOL_SLOT_BYTES];
+	struct pt_regs r, r32, r0;
+	long ret;
+	int i;
 
 	umem_lo = (unsigned long)ustack;
 	umem_hi = umem_lo + sizeof(ustack);
-	regs_init(&r, 0x400000);
-	memcpy((void *)r.sp, &w, 8);
-	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == 0x401234, "hijack returns orig");
-	memcpy(&w, (void *)r.sp, 8);
-	CHECK(w == tramp, "hijack writes the trampoline");
-	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == tramp, "already hijacked");
-	r.sp = 0x1000;
-	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == -1UL, "unreadable stack");
 
-	/* 32-bit code: a 4-byte return address, a trampoline below 4 GiB */
+	/* the return address: 8 bytes in 64-bit code */
+	regs_init(&r, 0x400000);
+	w = 0x401234;
+	memcpy((void *)r.sp, &w, 8);
+	CHECK(arch_uretprobe_get_return_addr(&r) == 0x401234, "return address");
+	CHECK(!arch_uretprobe_set_return_addr(&r, slot), "set return address");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == slot, "set writes 8 bytes: %#lx", w);
+	r.sp = 0x1000;
+	CHECK(arch_uretprobe_get_return_addr(&r) == -1UL &&
+	      arch_uretprobe_set_return_addr(&r, slot) == -EFAULT, "unreadable stack");
+
+	/* 32-bit code: 4 bytes, and only a trampoline below 4 GiB */
 	regs_init(&r, 0x400000);
 	r.cs = __USER32_CS;
 	w = 0x5555555500401234UL;
 	memcpy((void *)r.sp, &w, 8);
-	CHECK(arch_uretprobe_hijack_return_addr(0xfffff000UL, &r) == 0x401234, "hijack32");
+	CHECK(arch_uretprobe_get_return_addr(&r) == 0x401234, "return address 32");
+	CHECK(!arch_uretprobe_set_return_addr(&r, slot32 + 32), "set 32");
 	memcpy(&w, (void *)r.sp, 8);
-	CHECK(w == 0x55555555fffff000UL, "hijack32 writes 4 bytes: %#lx", w);
-	CHECK(arch_uretprobe_hijack_return_addr(tramp, &r) == -1UL, "trampoline above 4G");
+	CHECK(w == 0x55555555fffff020UL, "set32 writes 4 bytes: %#lx", w);
+	CHECK(arch_uretprobe_set_return_addr(&r, slot) == -EFAULT, "trampoline above 4G");
 	memcpy(&w, (void *)r.sp, 8);
-	CHECK(w == 0x55555555fffff000UL, "...nothing written");
+	CHECK(w == 0x55555555fffff020UL, "...nothing written");
 	r.ss = 0x0f;
-	CHECK(arch_uretprobe_hijack_return_addr(0xfffff000UL, &r) == -1UL, "LDT stack");
+	CHECK(arch_uretprobe_get_return_addr(&r) == -1UL &&
+	      arch_uretprobe_set_return_addr(&r, slot32) == -EFAULT, "LDT stack");
+
+	/* the XOL trampoline: the layout of the top comment, int3 elsewhere */
+	memset(buf, 0, sizeof(buf));
+	memset(want, 0xcc, sizeof(want));
+	parse_hex(tramp64, want, 22);
+	arch_uretprobe_fill_trampoline(buf);
+	CHECK(!memcmp(buf, want, sizeof(buf)), "trampoline bytes");
+	regs_init(&r, 0x400000);
+	regs_init(&r32, 0x400000);
+	r32.cs = __USER32_CS;
+	CHECK(arch_uretprobe_trampoline(slot, &r) == slot, "64-bit entry");
+	CHECK(arch_uretprobe_trampoline(slot32, &r32) == slot32 + 32, "32-bit entry");
+	CHECK(!arch_uretprobe_trampoline(slot, &r32), "32-bit entry above 4G");
+	CHECK(!arch_uretprobe_trampoline(0xffffffe0UL, &r32), "32-bit entry at 4G");
+	r32.ss = 0x0f;
+	CHECK(!arch_uretprobe_trampoline(slot32, &r32), "LDT stack: no entry");
+	r32.ss = __USER_DS;
+
+	/* an image without the stubs */
+	memset(&test_vdso_image, 0, sizeof(test_vdso_image));
+	test_mm.context.vdso = (void *)vdso;
+	CHECK(!arch_uretprobe_stub(&r, 0), "no stubs in the image");
+	CHECK(arch_uretprobe_is_return_addr(slot, slot) &&
+	      arch_uretprobe_is_return_addr(slot, slot + 32) &&
+	      !arch_uretprobe_is_return_addr(slot, slot + 1) &&
+	      !arch_uretprobe_is_return_addr(slot, vdso), "return addresses: trampoline");
+	CHECK(arch_uretprobe_is_trap(slot, slot + 22) && arch_uretprobe_is_trap(slot, slot + 63) &&
+	      !arch_uretprobe_is_trap(slot, slot + 64) && !arch_uretprobe_is_trap(slot, slot - 1) &&
+	      !arch_uretprobe_is_trap(0, 0) && !arch_uretprobe_is_trap(0, 22),
+	      "traps: the trampoline slot");
+
+	/* the vDSO's stubs, 16 bytes each, and the int3 after their syscall */
+	test_vdso_image.sym_uretprobe_stubs = 0x1000;
+	test_vdso_image.sym_uretprobe_stubs_end = 0x1000 + 4 * 16;
+	test_vdso_image.sym_uretprobe_syscall_end = 0x1100;
+	CHECK(arch_uretprobe_stub(&r, 0) == vdso + 0x1000 &&
+	      arch_uretprobe_stub(&r, 3) == vdso + 0x1030 && !arch_uretprobe_stub(&r, 4),
+	      "stubs");
+	CHECK(!arch_uretprobe_stub(&r32, 0), "no stubs for 32-bit code");
+	CHECK(arch_uretprobe_is_return_addr(slot, vdso + 0x1000) &&
+	      arch_uretprobe_is_return_addr(slot, vdso + 0x103f) &&
+	      !arch_uretprobe_is_return_addr(slot, vdso + 0x1040) &&
+	      !arch_uretprobe_is_return_addr(slot, vdso + 0xfff), "return addresses: stubs");
+	CHECK(arch_uretprobe_is_trap(slot, vdso + 0x1100) && arch_uretprobe_is_trap(0, vdso + 0x1100) &&
+	      !arch_uretprobe_is_trap(0, vdso + 0x10ff), "traps: the stubs' syscall end");
+	/* ...forgotten once the vDSO is unmapped */
+	test_mm.context.vdso = NULL;
+	CHECK(!arch_uretprobe_stub(&r, 0) && !arch_uretprobe_is_return_addr(slot, 0x1000) &&
+	      !arch_uretprobe_is_trap(0, 0x1100) && !arch_uretprobe_is_trap(0, 0),
+	      "unmapped vDSO");
+	test_mm.context.vdso = (void *)vdso;
+
+	/*
+	 * The int3 after the syscall (a tracer skipped it): the registers the
+	 * 64-bit code saved below the return slot come back, and the frame is
+	 * the return slot.
+	 */
+	for (i = 0; i < 2; i++) {
+		unsigned long bp = i ? vdso + 0x1100 : slot + 22;
+
+		regs_init(&r, bp + 1);
+		below = (unsigned long *)(r.sp - 32);
+		below[0] = 0xb11;			/* r11 */
+		below[1] = 0xc0;			/* rcx */
+		below[2] = 0xa0;			/* rax */
+		r0 = r;
+		frame = arch_uretprobe_trap(slot, &r);
+		CHECK(frame == r.sp - 8 && r.r11 == 0xb11 && r.cx == 0xc0 && r.ax == 0xa0 &&
+		      r.ip == bp + 1, "trap %d restores", i);
+		r = r0;
+		r.ip = bp;
+		CHECK(!arch_uretprobe_trap(slot, &r) && !memcmp(&r, &r0, offsetof(struct pt_regs, ip)),
+		      "trap %d: another int3", i);
+	}
+	regs_init(&r, slot + 22 + 1);
+	r.sp = 0x1000 + 32;
+	CHECK(!arch_uretprobe_trap(slot, &r), "trap: saved words unreadable");
+	regs_init(&r32, slot32 + 32 + 1);
+	r32.cs = __USER32_CS;
+	CHECK(arch_uretprobe_trap(slot32, &r32) == r32.sp - 4, "trap 32");
+	r32.ip = slot32 + 22 + 1;
+	CHECK(!arch_uretprobe_trap(slot32, &r32), "trap 32: the 64-bit entry");
+
+	/* the system call: only from the trampoline's or the stubs' syscall */
+	regs_init(&r, slot + 22);
+	r.orig_ax = __NR_uretprobe;
+	CHECK(arch_uretprobe_is_syscall(slot, &r), "syscall from the trampoline");
+	r.ip = vdso + 0x1100;
+	CHECK(arch_uretprobe_is_syscall(slot, &r) && arch_uretprobe_is_syscall(0, &r),
+	      "syscall from the stubs");
+	r.ip = slot + 20;
+	CHECK(!arch_uretprobe_is_syscall(slot, &r), "syscall from elsewhere");
+	r.ip = slot + 22;
+	CHECK(!arch_uretprobe_is_syscall(0, &r), "no trampoline");
+	r.orig_ax = 39;
+	CHECK(!arch_uretprobe_is_syscall(slot, &r), "another syscall");
+	r.orig_ax = __NR_uretprobe;
+	aup_test_ia32_syscall = true;
+	CHECK(!arch_uretprobe_is_syscall(slot, &r), "a 32-bit syscall");
+	aup_test_ia32_syscall = false;
+
+	/* sys_uretprobe(): SIGILL unless the core says it comes from a stub */
+	regs_init(&r, slot + 22);
+	below = (unsigned long *)(r.sp - 32);
+	below[0] = 0xb11;
+	below[1] = 0xc0;
+	below[2] = 0xa0;
+	r.orig_ax = __NR_uretprobe;
+	r0 = r;
+	test_syscall_regs = &r;
+	nr_force_sig = 0;
+	nr_handle_return = 0;
+	from_trampoline_ret = false;
+	ret = aup_test_sys_uretprobe();
+	CHECK(ret == -EINVAL && nr_force_sig == 1 && force_sig_nr == SIGILL && !nr_handle_return &&
+	      !memcmp(&r, &r0, sizeof(r)), "uretprobe from elsewhere");
+	from_trampoline_ret = true;
+	ret = aup_test_sys_uretprobe();
+	CHECK(ret == 0xa0 && r.ax == 0xa0 && r.cx == 0xc0 && r.r11 == 0xb11 &&
+	      r.orig_ax == -1UL && nr_handle_return == 1 && handle_return_frame == r.sp - 8 &&
+	      nr_force_sig == 1, "uretprobe restores");
+	r = r0;
+	r.sp = 0x1000 + 32;
+	ret = aup_test_sys_uretprobe();
+	CHECK(ret == -EINVAL && nr_force_sig == 2 && nr_handle_return == 1,
+	      "uretprobe, saved words unreadable");
+	from_trampoline_ret = false;
+	nr_force_sig = 0;
+	test_syscall_regs = NULL;
+
+	arch_uretprobe_unmap_table(&test_mm);
+	CHECK(zapped_mm == &test_mm, "the table is zapped before fork");
+	memset(&test_vdso_image, 0, sizeof(test_vdso_image));
+	test_mm.context.vdso = NULL;
 }
 
 static void test_notifiers(void)
 {
 	unsigned long v = 0x400000, slot = 0x7fff0000, dr6;
+	struct die_args args = { };
 	struct arch_uprobe au;
 	struct pt_regs r;
 
-	CHECK(aup_test_initcall() == 0 && die_nb, "initcall");
 	test_task.tif = 0;
+	test_utask.state = UTASK_RUNNING;
 
-	/* kernel traps are never ours */
-	regs_init(&r, v);
+	/* kernel traps are never ours, nor are die events other than #DB */
+	regs_init(&r, slot + 1);
 	r.cs = 0x10;
-	int3_hit_ret = true;
-	CHECK(notify(DIE_INT3, &r, NULL) == NOTIFY_DONE && !nr_int3_hit, "kernel int3");
+	dr6 = DR_STEP;
+	sstep_done_ret = true;
+	nr_sstep_done = 0;
+	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && dr6 == DR_STEP && !nr_sstep_done,
+	      "kernel #DB");
+	CHECK(arch_uprobe_exception_notify(NULL, DIE_DEBUG, &args) == NOTIFY_DONE &&
+	      !nr_sstep_done, "no regs");
+	regs_init(&r, slot + 1);
+	CHECK(notify(DIE_INT3, &r, &dr6) == NOTIFY_DONE && dr6 == DR_STEP && !nr_sstep_done,
+	      "DIE_INT3: do_int3_user() asks uprobe_trap_int3() instead");
+	sstep_done_ret = false;
 
+	/* int3: uprobe_trap_int3(), the core's hit unless it is our guard */
 	regs_init(&r, v + 1);
-	CHECK(notify(DIE_INT3, &r, NULL) == NOTIFY_STOP && nr_int3_hit == 1, "int3 ours");
+	int3_hit_ret = true;
+	nr_int3_hit = 0;
+	CHECK(uprobe_trap_int3(&r) && nr_int3_hit == 1 && r.ip == v + 1, "int3 ours");
 	int3_hit_ret = false;
-	CHECK(notify(DIE_INT3, &r, NULL) == NOTIFY_DONE && nr_int3_hit == 2, "int3 not ours");
-	CHECK(arch_uprobe_swbp_addr(&r) == v, "swbp addr");
+	CHECK(!uprobe_trap_int3(&r) && nr_int3_hit == 2 && r.ip == v + 1, "int3 not ours");
 
 	/* #DB: only DR_STEP of our step is consumed */
 	regs_init(&r, slot + 1);
@@ -1158,22 +1778,46 @@ static void test_notifiers(void)
 	sstep_done_ret = false;
 	dr6 = DR_STEP;
 	test_task.thread.virtual_dr6 = DR_STEP;
+	nr_leave_boosted = 0;
 	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && dr6 == DR_STEP &&
-	      test_task.thread.virtual_dr6 == DR_STEP, "not our step");
+	      test_task.thread.virtual_dr6 == DR_STEP && !nr_leave_boosted, "not our step");
 	dr6 = 0;					/* icebp */
+	test_task.thread.virtual_dr6 = 0;
 	nr_sstep_done = 0;
 	CHECK(notify(DIE_DEBUG, &r, &dr6) == NOTIFY_DONE && !nr_sstep_done, "icebp");
 
-	/* the guard int3: a step that ended without #DB */
-	analyze_hex(&au, "0f 01 d0", false);
+	/*
+	 * The guard int3 after a copy that is not boosted (a boostable one
+	 * has its jump back there): the step ended without a #DB, as after
+	 * the last iterations of a rep string instruction run without TF.
+	 */
+	analyze_hex(&au, "f3 a4", false);
 	regs_init(&r, v);
 	begin_step(&au, &r, v, slot);
-	r.ip = slot + 3 + 1;
+	CHECK(arch_uprobe_post_xol(&au, &r) == -EAGAIN && r.ip == slot, "guard: rep");
+	r.ip = slot + 2 + 1;
 	sstep_done_ret = true;
 	nr_int3_hit = 0;
-	CHECK(notify(DIE_INT3, &r, NULL) == NOTIFY_STOP && sstep_done_ip == slot + 3 &&
-	      r.ip == slot + 3 && !nr_int3_hit, "guard");
-	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 3, "guard post_xol");
+	CHECK(uprobe_trap_int3(&r) && sstep_done_ip == slot + 2 && r.ip == slot + 2 &&
+	      !nr_int3_hit && test_utask.state == UTASK_SSTEP_ACK, "guard");
+	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == v + 2, "guard post_xol");
+	/* ...the same int3 when the core says the step is not ours */
+	analyze_hex(&au, "48 03 05 00 10 00 00", false);	/* add rip: scratch */
+	regs_init(&r, v);
+	begin_step(&au, &r, v, slot);
+	r.ip = slot + 7 + 1;
+	sstep_done_ret = false;
+	CHECK(!uprobe_trap_int3(&r) && sstep_done_ip == slot + 7 && r.ip == slot + 7 + 1 &&
+	      nr_int3_hit == 1, "guard, not our step: the core's int3");
+	/* ...not the guard: elsewhere in the slot, or the task is not stepping */
+	nr_sstep_done = 0;
+	r.ip = slot + 7;
+	CHECK(!uprobe_trap_int3(&r) && !nr_sstep_done && nr_int3_hit == 2, "not the guard");
+	test_utask.state = UTASK_RUNNING;
+	r.ip = slot + 7 + 1;
+	CHECK(!uprobe_trap_int3(&r) && !nr_sstep_done && nr_int3_hit == 3, "not stepping");
+	arch_uprobe_abort_xol(&au, &r);
+	CHECK(r.ip == v && r.si == 0x6666666666666666UL, "abort");
 	sstep_done_ret = false;
 }
 
@@ -1394,6 +2038,19 @@ static const struct layout lay32 = {
 	.slot_near = 0x40200000UL, .slot_far = 0xe0000000UL,
 };
 
+/*
+ * 64-bit code in the top 2 GiB of user space, where a rel32 branch can
+ * reach a non-canonical address (#GP at the branch). Usually free, but
+ * the stack may be there: then these runs are skipped.
+ */
+static const struct layout laytop = {
+	.ia32 = false,
+	.code = 0x7fff80000000UL, .code_v = 0x7fff80008000UL, .data = 0x7fff80100000UL,
+	.slot_near = 0x7fff80200000UL, .slot_far = 0x7ffe00000000UL,
+};
+
+static bool laytop_ok;
+
 static const struct layout *L = &lay64;
 
 #define CODE		(L->code)
@@ -1474,7 +2131,7 @@ static void run_cpu(const struct cpu *in)
 	__builtin_ia32_ldmxcsr(0x1f80);
 }
 
-static void map_layout(const struct layout *l)
+static bool map_layout(const struct layout *l, bool must)
 {
 	const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS |
 							   MAP_FIXED_NOREPLACE;
@@ -1492,9 +2149,14 @@ static void map_layout(const struct layout *l)
 		if (mmap((void *)m[i].addr, m[i].size, m[i].prot, flags, -1, 0) !=
 		    (void *)m[i].addr) {
 			perror("mmap");
-			exit(2);
+			if (must)
+				exit(2);
+			while (i--)
+				munmap((void *)m[i].addr, m[i].size);
+			return false;
 		}
 	}
+	return true;
 }
 
 static void use_layout(const struct layout *l)
@@ -1510,12 +2172,17 @@ static void setup_native(void)
 	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER };
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	static const int sigs[] = { SIGTRAP, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGALRM };
+	static bool done;
 	unsigned int i;
 
-	if (!die_nb)
-		aup_test_initcall();
-	map_layout(&lay64);
-	map_layout(&lay32);
+	if (done)
+		return;
+	done = true;
+	map_layout(&lay64, true);
+	map_layout(&lay32, true);
+	laytop_ok = map_layout(&laytop, false);
+	if (!laytop_ok)
+		printf("no mapping at the top of user space: its runs are skipped\n");
 	sigaltstack(&ss, NULL);
 	sa.sa_sigaction = trap_handler;
 	for (i = 0; i < ARRAY_SIZE(sigs); i++)
@@ -1621,6 +2288,7 @@ static void native_outcome(struct outcome *o)
 
 static int nr_fuzz_runs, nr_fuzz_fail, nr_fuzz_skip, nr_fuzz_again;
 static int nr_fuzz_done, nr_fuzz_fault, nr_fuzz_emul, nr_fuzz_declined, nr_fuzz_guard;
+static int nr_fuzz_boost, nr_fuzz_step, nr_fuzz_forms[2][3];
 
 /* Stepped: the slot, pre_xol, a real TF step, post_xol or abort_xol. */
 static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outcome *o)
@@ -1642,6 +2310,7 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 	test_utask.auprobe = au;
 	test_utask.state = UTASK_SSTEP;
 	test_task.thread.trap_nr = 0;
+	nr_force_sig = 0;
 	if (arch_uprobe_pre_xol(au, &r))
 		return false;
 	memset(o, 0, sizeof(*o));
@@ -1651,32 +2320,58 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 		regs_to_cpu(&r, &c);
 		memcpy(c.xmm, n ? trap_out.cpu.xmm : cpu_init.xmm, sizeof(c.xmm));
 		run_cpu(&c);
+		if (getenv("AUP_DEBUG"))
+			printf("step %d: sig %d code %d addr %#lx ip %#lx sp %#lx\n", n,
+			       trap_out.signo, trap_out.code, trap_out.addr, trap_out.cpu.ip,
+			       trap_out.cpu.gpr[4]);
 		for (int i = 0; i < 16; i++)
 			*aup_regp(&r, i) = trap_out.cpu.gpr[i];
 		r.ip = trap_out.cpu.ip;
 		r.flags = trap_out.cpu.flags;
 		memcpy(o->cpu.xmm, trap_out.cpu.xmm, sizeof(o->cpu.xmm));
-		/* the guard int3, as the DIE_INT3 notifier sees it */
+		cs_of(&r);
+		/* the guard int3, as do_int3_user() asks uprobe_trap_int3() */
 		if (trap_out.signo == SIGTRAP && trap_out.code == SI_KERNEL &&
 		    r.ip == copy + p->xol_len + 1) {
-			struct die_args args = { .regs = &r };
-
-			cs_of(&r);
 			sstep_done_ret = true;
-			if (die_nb->notifier_call(die_nb, DIE_INT3, &args) != NOTIFY_STOP ||
-			    r.ip != copy + p->xol_len) {
+			if (!uprobe_trap_int3(&r) || r.ip != copy + p->xol_len) {
+				sstep_done_ret = false;
 				printf("guard not taken\n");
 				return false;
 			}
 			sstep_done_ret = false;
 			nr_fuzz_guard++;
 		}
+		/* the step's #DB, as the die notifier sees it */
+		if (trap_out.signo == SIGTRAP && trap_out.code == TRAP_TRACE) {
+			unsigned long dr6 = DR_STEP;
+
+			test_task.thread.virtual_dr6 = DR_STEP;
+			sstep_done_ret = true;
+			ret = notify(DIE_DEBUG, &r, &dr6);
+			sstep_done_ret = false;
+			if (ret != NOTIFY_STOP || dr6 || test_task.thread.virtual_dr6) {
+				printf("step #DB not claimed\n");
+				return false;
+			}
+		}
 		if ((trap_out.signo == SIGTRAP && trap_out.code == TRAP_TRACE) ||
 		    r.ip == copy + p->xol_len) {
 			ret = arch_uprobe_post_xol(au, &r);
 			if (ret == -EAGAIN) {
+				/* the core stays in UTASK_SSTEP */
+				test_utask.state = UTASK_SSTEP;
 				nr_fuzz_again++;
 				continue;
+			}
+			if (ret == -EFAULT && nr_force_sig) {
+				/* a #GP post_xol raised: the core aborts the step */
+				arch_uprobe_abort_xol(au, &r);
+				o->signo = force_sig_nr;
+				o->code = SI_KERNEL;
+				o->addr = 0;
+				nr_force_sig = 0;
+				break;
 			}
 			if (ret) {
 				printf("post_xol %d at %#lx\n", ret, r.ip);
@@ -1708,6 +2403,232 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 	if (n == 100000)
 		o->signo = SIGALRM;	/* too long: not compared */
 	regs_to_cpu(&r, &o->cpu);
+	return true;
+}
+
+/*
+ * Boosted: the slot, arch_uprobe_boost(), and the copy and its jump back
+ * run on the CPU with no trap until the int3 at vaddr + len (or wherever a
+ * ret or jmp goes). A fault inside the slot is handled as the core does:
+ * the task is moved where arch_uprobe_boost_resume() says, and the
+ * address of a #DE, #UD or int3 is reported as the probed one
+ * (uprobe_get_trap_addr()).
+ */
+static bool boost_outcome(struct arch_uprobe *au, unsigned long slot, struct outcome *o,
+			  char *why)
+{
+	unsigned long copy = slot + (L->ia32 ? AUP_HALF : 0), ip;
+	struct pt_regs r;
+	struct cpu c;
+	int ret;
+
+	memset((void *)slot, 0xcc, SLOT_SIZE);
+	ret = arch_uprobe_fill_slot(au, (void *)slot, slot, CODE_V);
+	if (ret != UPROBE_XOL_SLOT_BYTES) {
+		sprintf(why, "fill_slot %d", ret);
+		return false;
+	}
+	cpu_to_regs(&cpu_init, &r);
+	test_utask.state = UTASK_RUNNING;
+	if (!arch_uprobe_boost(au, &r, slot) || r.ip != copy) {
+		sprintf(why, "not boosted (ip %#lx)", r.ip);
+		return false;
+	}
+	regs_to_cpu(&r, &c);
+	memcpy(c.xmm, cpu_init.xmm, sizeof(c.xmm));
+	run_cpu(&c);
+	*o = trap_out;
+	ip = o->cpu.ip;
+	if (getenv("AUP_DEBUG"))
+		printf("boost: sig %d code %d addr %#lx ip %#lx\n", o->signo, o->code, o->addr, ip);
+	if (o->signo == SIGALRM)
+		return true;
+	if (ip - slot < SLOT_SIZE) {
+		if (o->signo == SIGTRAP && o->code == SI_KERNEL) {
+			sprintf(why, "int3 in the slot at +%#lx", ip - 1 - slot);
+			return false;
+		}
+		o->cpu.ip = arch_uprobe_boost_resume((void *)slot, slot, ip, CODE_V);
+		if (o->cpu.ip != CODE_V) {
+			sprintf(why, "signal %d at the jump back", o->signo);
+			return false;
+		}
+		if (o->addr == ip && (o->signo == SIGFPE || o->signo == SIGILL))
+			o->addr = CODE_V;
+	} else if (o->signo == SIGTRAP && o->code == SI_KERNEL) {
+		o->cpu.ip--;		/* the int3 after the jump back */
+		o->signo = 0;
+	} else if (ip != CODE_V) {
+		o->signo = 0;		/* done; the next fetch faulted */
+	}
+	return true;
+}
+
+/*
+ * The return trampoline on the CPU: the 64-bit entry, stepped up to its
+ * syscall, then the system call as sys_uretprobe() sees it (and the int3
+ * behind it, as if a tracer had skipped it); the 32-bit entry's int3.
+ * The registers of the returning function come back, and the frame is the
+ * word below the stack pointer.
+ */
+static void test_tramp_native(void)
+{
+	unsigned long slot, r11;
+	struct pt_regs r, t;
+	struct cpu c;
+	long ret;
+	int n, i;
+
+	setup_native();
+	use_layout(&lay64);
+	slot = SLOT_NEAR;
+	random_state();
+	memcpy((void *)DATA, data_init, DATA_SIZE);
+	memset((void *)slot, 0, SLOT_SIZE);
+	arch_uretprobe_fill_trampoline((void *)slot);
+	c = cpu_init;
+	c.ip = slot;
+	c.flags |= X86_EFLAGS_TF;
+	for (n = 0; n < 8 && c.ip != slot + 20; n++) {
+		run_cpu(&c);
+		if (trap_out.signo != SIGTRAP || trap_out.code != TRAP_TRACE)
+			break;
+		memcpy(c.gpr, trap_out.cpu.gpr, sizeof(c.gpr));
+		c.ip = trap_out.cpu.ip;
+	}
+	CHECK(n == 4 && c.ip == slot + 20 && c.gpr[0] == __NR_uretprobe,
+	      "trampoline: 4 insns to the syscall (%d, ip %#lx)", n, c.ip);
+	for (i = 0; i < (int)DATA_SIZE; i++)
+		if (((u8 *)DATA)[i] != data_init[i] &&
+		    DATA + i - (cpu_init.gpr[4] - 32) >= 24)
+			break;
+	CHECK(i == (int)DATA_SIZE, "trampoline: writes only the 3 words below the return slot");
+
+	/* the syscall: rcx and r11 get the return ip and the flags */
+	c.flags &= ~X86_EFLAGS_TF;
+	cpu_to_regs(&c, &r);
+	r.ip = slot + 22;
+	r.cx = slot + 22;
+	r.r11 = r11 = c.flags;
+	r.orig_ax = __NR_uretprobe;
+	r.ax = -ENOSYS;
+	CHECK(arch_uretprobe_is_syscall(slot, &r), "trampoline: its syscall");
+	t = r;
+	test_syscall_regs = &r;
+	from_trampoline_ret = true;
+	nr_handle_return = 0;
+	ret = aup_test_sys_uretprobe();
+	from_trampoline_ret = false;
+	test_syscall_regs = NULL;
+	regs_to_cpu(&r, &c);
+	CHECK(ret == (long)cpu_init.gpr[0] && !memcmp(c.gpr, cpu_init.gpr, sizeof(c.gpr)) &&
+	      r.orig_ax == -1UL && r.ip == slot + 22 && nr_handle_return == 1 &&
+	      handle_return_frame == cpu_init.gpr[4] - 8, "trampoline: syscall restores");
+
+	/* ...not made: the int3 behind it */
+	regs_to_cpu(&t, &c);		/* as the syscall instruction left them */
+	c.ip = slot + 22;
+	c.flags = r11;
+	memcpy(c.xmm, cpu_init.xmm, sizeof(c.xmm));
+	run_cpu(&c);
+	cpu_to_regs(&trap_out.cpu, &r);
+	CHECK(trap_out.signo == SIGTRAP && trap_out.code == SI_KERNEL &&
+	      arch_uretprobe_is_trap(slot, uprobe_get_swbp_addr(&r)), "trampoline: the int3");
+	CHECK(arch_uretprobe_trap(slot, &r) == cpu_init.gpr[4] - 8, "trampoline: trap frame");
+	regs_to_cpu(&r, &c);
+	CHECK(!memcmp(c.gpr, cpu_init.gpr, sizeof(c.gpr)), "trampoline: trap restores");
+
+	/* 32-bit code: an int3 at +32 */
+	use_layout(&lay32);
+	slot = SLOT_NEAR;
+	random_state();
+	memset((void *)slot, 0, SLOT_SIZE);
+	arch_uretprobe_fill_trampoline((void *)slot);
+	cpu_to_regs(&cpu_init, &r);
+	CHECK(arch_uretprobe_trampoline(slot, &r) == slot + 32, "trampoline 32: entry");
+	c = cpu_init;
+	c.ip = slot + 32;
+	run_cpu(&c);
+	cpu_to_regs(&trap_out.cpu, &r);
+	CHECK(trap_out.signo == SIGTRAP && trap_out.code == SI_KERNEL &&
+	      arch_uretprobe_is_trap(slot, uprobe_get_swbp_addr(&r)) &&
+	      arch_uretprobe_trap(slot, &r) == (u32)cpu_init.gpr[4] - 4, "trampoline 32: the int3");
+	use_layout(&lay64);
+}
+
+/*
+ * The accesses an emulation showed to the watchpoints (cpu_dr7 enabled,
+ * none armed): every byte of DATA that the instruction changed lies in a
+ * reported write, a push or call reports the word at the new sp, a load
+ * or a jump through memory reports where its value came from, and
+ * nothing is reported outside user memory.
+ */
+static bool check_accesses(const struct arch_uprobe_plan *p, const struct pt_regs *out,
+			   char *why)
+{
+	unsigned int word = L->ia32 ? 4 : 8, i, j;
+	bool push = false, covered;
+	u64 v;
+
+	if (nr_accesses > MAX_ACCESSES) {
+		sprintf(why, "%d accesses", nr_accesses);
+		return false;
+	}
+	for (i = 0; i < (unsigned int)nr_accesses; i++) {
+		if (accesses[i].addr < umem_lo || accesses[i].addr + accesses[i].len > umem_hi) {
+			sprintf(why, "access at %#lx", accesses[i].addr);
+			return false;
+		}
+		if (accesses[i].write && accesses[i].addr == out->sp && accesses[i].len == word)
+			push = true;
+		if (!accesses[i].write) {
+			v = 0;
+			memcpy(&v, data_init + (accesses[i].addr - DATA), accesses[i].len);
+			if (p->emul == AUP_EM_LOAD && v != *aup_regp((struct pt_regs *)out, p->reg)) {
+				sprintf(why, "load reported at %#lx", accesses[i].addr);
+				return false;
+			}
+			if ((p->emul == AUP_EM_JMP_MEM || p->emul == AUP_EM_CALL_MEM) &&
+			    v != out->ip) {
+				sprintf(why, "pointer reported at %#lx", accesses[i].addr);
+				return false;
+			}
+		}
+	}
+	for (j = 0; j < DATA_SIZE; j++) {
+		if (((u8 *)DATA)[j] == data_init[j])
+			continue;
+		covered = false;
+		for (i = 0; i < (unsigned int)nr_accesses; i++)
+			if (accesses[i].write && DATA + j - accesses[i].addr < accesses[i].len)
+				covered = true;
+		if (!covered) {
+			sprintf(why, "write at %#lx not shown", DATA + j);
+			return false;
+		}
+	}
+	switch (p->emul) {
+	case AUP_EM_PUSH: case AUP_EM_PUSH_IMM: case AUP_EM_PUSHF:
+	case AUP_EM_CALL: case AUP_EM_CALL_MEM:
+		if (!push) {
+			sprintf(why, "push not shown");
+			return false;
+		}
+		break;
+	case AUP_EM_LOAD: case AUP_EM_JMP_MEM: case AUP_EM_STORE:
+		if (nr_accesses != 1) {
+			sprintf(why, "%d accesses", nr_accesses);
+			return false;
+		}
+		break;
+	case AUP_EM_NOP: case AUP_EM_MOV: case AUP_EM_LEA: case AUP_EM_JMP:
+	case AUP_EM_JCC: case AUP_EM_LOOP:
+		if (nr_accesses) {
+			sprintf(why, "%d accesses", nr_accesses);
+			return false;
+		}
+		break;
+	}
 	return true;
 }
 
@@ -1748,7 +2669,11 @@ static bool same_outcome(const struct outcome *a, const struct outcome *b, char 
 		for (i = 0; i < (int)DATA_SIZE; i++)
 			if (((u8 *)DATA)[i] != data_native[i])
 				break;
-		sprintf(why, "memory at %#lx", DATA + i);
+		i &= ~7;
+		sprintf(why, "memory at %#lx: %#llx vs %#llx (was %#llx)", DATA + i,
+			(unsigned long long)get_unaligned((u64 *)(data_native + i)),
+			(unsigned long long)get_unaligned((u64 *)(DATA + i)),
+			(unsigned long long)get_unaligned((u64 *)(data_init + i)));
 		return false;
 	}
 	return true;
@@ -1809,7 +2734,7 @@ static void report(const char *what, const struct arch_uprobe *au, const char *w
 
 	fmt_hex(h, au->insn, PL((struct arch_uprobe *)au, L->ia32)->len);
 	nr_fuzz_fail++;
-	if (nr_fuzz_fail <= 60)
+	if (nr_fuzz_fail <= 60 || getenv("AUP_VERBOSE"))
 		printf("MISMATCH %-6s %-34s %s\n", what, h, why);
 }
 
@@ -1848,9 +2773,11 @@ static void fuzz_one(const u8 *p, int len)
 	/* one run per shape: mode, prefixes, opcode, ModRM, SIB (not disp/imm) */
 	n = insn_offset_displacement(&insn);
 	memcpy(key, b, n);
-	key[n] = len | (L->ia32 ? 0x80 : 0);
+	key[n] = len | (L->ia32 ? 0x80 : 0) | (L == &laytop ? 0x40 : 0);
 	if (seen_before(key, n + 1))
 		return;
+	nr_fuzz_forms[L->ia32][PL(&au, L->ia32)->exec == AUP_EMULATE ? 0 :
+			       PL(&au, L->ia32)->boostable ? 2 : 1]++;
 
 	for (k = 0; k < fuzz_states; k++) {
 		random_state();
@@ -1873,11 +2800,19 @@ static void fuzz_one(const u8 *p, int len)
 		if (PL(&au, L->ia32)->exec == AUP_EMULATE) {
 			memcpy((void *)DATA, data_init, DATA_SIZE);
 			cpu_to_regs(&cpu_init, &r);
-			if (arch_uprobe_emulate(&au, &r)) {
+			/* watchpoints enabled on the CPU, none matching */
+			cpu_dr7 = DR_GLOBAL_ENABLE_MASK;
+			nr_accesses = 0;
+			nr_sigtrap = 0;
+			test_task.thread.virtual_dr6 = 0;
+			if (arch_uprobe_skip_sstep(&au, &r)) {
 				nr_fuzz_emul++;
 				memset(&sim, 0, sizeof(sim));
 				regs_to_cpu(&r, &sim.cpu);
 				memcpy(sim.cpu.xmm, cpu_init.xmm, sizeof(sim.cpu.xmm));
+				if (!check_accesses(PL(&au, L->ia32), &r, why) || nr_sigtrap ||
+				    test_task.thread.virtual_dr6)
+					report("watch", &au, why);
 				if (!same_outcome(&nat, &sim, why)) {
 					report("emul", &au, why);
 					if (getenv("AUP_DEBUG"))
@@ -1888,6 +2823,20 @@ static void fuzz_one(const u8 *p, int len)
 			} else if (nr_fuzz_declined++, !nat.signo &&
 				   nat.cpu.ip >= CODE && nat.cpu.ip < CODE + CODE_SIZE) {
 				report("emul", &au, "declined, native completed");
+			} else if (nr_accesses) {
+				report("watch", &au, "declined, accesses shown");
+			}
+			cpu_dr7 = 0;
+		}
+
+		if (PL(&au, L->ia32)->boostable) {
+			memcpy((void *)DATA, data_init, DATA_SIZE);
+			if (!boost_outcome(&au, k & 1 ? SLOT_NEAR : SLOT_FAR, &sim, why)) {
+				report("boost", &au, why);
+			} else if (sim.signo != SIGALRM) {
+				nr_fuzz_boost++;
+				if (!same_outcome(&nat, &sim, why))
+					report(k & 1 ? "boost" : "boostF", &au, why);
 			}
 		}
 
@@ -1898,6 +2847,7 @@ static void fuzz_one(const u8 *p, int len)
 		}
 		if (sim.signo == SIGALRM)
 			continue;
+		nr_fuzz_step++;
 		if (!same_outcome(&nat, &sim, why))
 			report(k & 1 ? "stepF" : "step", &au, why);
 	}
@@ -1937,6 +2887,12 @@ static const char * const fuzz_extra[] = {
 	"f2 e1 10", "f3 e1 10", "f2 e0 10", "f3 e2 10", "f2 e3 10", "67 e2 10",
 	"0f 1f 05 00 00 00 00", "66 2e 0f 1f 84 00 00 00 00 00", "f3 90", "48 90", "66 90",
 	"41 90",
+};
+
+/* ...at the top of user space: relative branches to non-canonical addresses */
+static const char * const fuzz_top[] = {
+	"e8 ff ff ff 7f", "e9 ff ff ff 7f", "0f 84 ff ff ff 7f", "0f 85 ff ff ff 7f",
+	"f2 e8 ff ff ff 7f", "3e 0f 84 ff ff ff 7f", "e8 00 00 00 00", "48 8d 05 ff ff ff 7f",
 };
 
 /* ...and in 32-bit mode */
@@ -1994,6 +2950,13 @@ static int do_fuzz(int states, bool listing, int nrandom)
 	if (listing)
 		read_listing(fuzz_stream);
 	fuzz_random(nrandom);
+	if (laytop_ok) {
+		use_layout(&laytop);
+		for (i = 0; i < ARRAY_SIZE(fuzz_top); i++) {
+			n = parse_hex(fuzz_top[i], b, 15);
+			fuzz_one(b, n);
+		}
+	}
 	use_layout(&lay32);
 	for (i = 0; i < ARRAY_SIZE(fuzz_extra32); i++) {
 		n = parse_hex(fuzz_extra32[i], b, 15);
@@ -2001,10 +2964,16 @@ static int do_fuzz(int states, bool listing, int nrandom)
 	}
 	fuzz_random(nrandom);
 	use_layout(&lay64);
-	printf("fuzz: %d runs (native: %d completed, %d faulted; %d emulated, %d declined),\n"
-	       "      %d mismatches, %d timeouts skipped, %d rep restarts, %d guard ends\n",
+	printf("fuzz: distinct forms, 64-bit: %d emulated, %d stepped, %d boostable;\n"
+	       "      32-bit: %d emulated, %d stepped, %d boostable; %d states each\n",
+	       nr_fuzz_forms[0][0], nr_fuzz_forms[0][1], nr_fuzz_forms[0][2],
+	       nr_fuzz_forms[1][0], nr_fuzz_forms[1][1], nr_fuzz_forms[1][2], states);
+	printf("fuzz: %d runs (native: %d completed, %d faulted; %d emulated, %d declined,\n"
+	       "      %d stepped, %d boosted), %d mismatches, %d timeouts skipped,\n"
+	       "      %d rep restarts, %d guard ends\n",
 	       nr_fuzz_runs, nr_fuzz_done, nr_fuzz_fault, nr_fuzz_emul, nr_fuzz_declined,
-	       nr_fuzz_fail, nr_fuzz_skip, nr_fuzz_again, nr_fuzz_guard);
+	       nr_fuzz_step, nr_fuzz_boost, nr_fuzz_fail, nr_fuzz_skip, nr_fuzz_again,
+	       nr_fuzz_guard);
 	return nr_fuzz_fail ? 1 : 0;
 }
 
@@ -2022,13 +2991,18 @@ int main(int argc, char **argv)
 	test_table();
 	test_jcc();
 	test_emulate();
+	test_load_store();
+	test_emulate_watch();
+	test_boost();
 	test_step();
 	test_uretprobe();
 	test_notifiers();
 	test_watchpoint();
 	test_blockstep_no_tf();
 	test_verdicts();
-	printf("table: %zu cases, %d failures\n", ARRAY_SIZE(cases), failures);
+	test_tramp_native();
+	printf("table: %zu cases; %d checks, %d failures\n", ARRAY_SIZE(cases), nr_checks,
+	       failures);
 	if (failures)
 		return 1;
 	return do_fuzz(2, false, 2000);

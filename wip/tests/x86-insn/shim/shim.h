@@ -27,6 +27,7 @@ typedef long long s64;
 
 #define CONFIG_X86_64	1
 #define CONFIG_UPROBES	1
+#define CONFIG_HAVE_HW_BREAKPOINT	1
 #define IS_ENABLED(CONFIG_opt)	(CONFIG_opt)
 
 #define __user
@@ -39,7 +40,18 @@ typedef long long s64;
 #define fallthrough	__attribute__((__fallthrough__))
 #define NOKPROBE_SYMBOL(fn)	extern int aup_test_nokprobe_unused
 #define nokprobe_inline	inline
-#define arch_initcall(fn)	int (*aup_test_initcall)(void) = fn
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define get_unaligned(p)					\
+({								\
+	__typeof__(*(p)) __v;					\
+	memcpy(&__v, (p), sizeof(__v));				\
+	__v;							\
+})
+#define put_unaligned(v, p)					\
+do {								\
+	__typeof__(*(p)) __v = (v);				\
+	memcpy((p), &__v, sizeof(__v));				\
+} while (0)
 
 struct list_head {
 	struct list_head *next, *prev;
@@ -74,6 +86,7 @@ struct pt_regs {
 #define DR_TRAP_BITS	0xfUL
 #define DR_BUS_LOCK	0x800UL
 #define DR_STEP		0x4000UL
+#define DR_GLOBAL_ENABLE_MASK	0xaaUL
 #ifndef TRAP_TRACE
 #define TRAP_TRACE	2
 #define TRAP_BRKPT	1
@@ -101,9 +114,25 @@ static inline unsigned long instruction_pointer(struct pt_regs *regs)
 	return regs->ip;
 }
 
+/* The vDSO's return stubs (patches/0005): offsets in its image, 0 if none. */
+struct vdso_image {
+	long sym_uretprobe_table;
+	long sym_uretprobe_stubs;
+	long sym_uretprobe_stubs_end;
+	long sym_uretprobe_syscall_end;
+};
+
+typedef struct {
+	void __user *vdso;
+	const struct vdso_image *vdso_image;
+} mm_context_t;
+
 struct mm_struct {
 	bool ia32;
+	mm_context_t context;
 };
+
+void vdso_uretprobe_table_zap(struct mm_struct *mm);
 
 static inline bool is_64bit_mm(struct mm_struct *mm)
 {
@@ -121,6 +150,7 @@ struct thread_struct {
 struct task_struct {
 	struct thread_struct thread;
 	struct uprobe_task *utask;
+	struct mm_struct *mm;
 	unsigned long tif;
 };
 
@@ -131,6 +161,13 @@ static inline bool test_thread_flag(int flag)
 {
 	return current->tif & BIT(flag);
 }
+
+/* The system call being run is a 32-bit one (the test sets it). */
+extern bool aup_test_ia32_syscall;
+#define in_ia32_syscall()	aup_test_ia32_syscall
+#define __NR_uretprobe	335
+#define SYSCALL_DEFINE0(name)	long aup_test_sys_##name(void)
+struct pt_regs *current_pt_regs(void);
 
 void set_task_blockstep(struct task_struct *t, bool on);
 void send_sigtrap(struct pt_regs *regs, int error_code, int si_code);
@@ -152,6 +189,12 @@ struct cpuinfo_x86 {
 };
 
 extern struct cpuinfo_x86 boot_cpu_data;
+
+/* DR7 of this CPU (the test's) and the data-breakpoint report (patches/0014). */
+extern unsigned long cpu_dr7;
+#define this_cpu_read(pcp)	(pcp)
+bool hw_breakpoint_user_access(struct pt_regs *regs, unsigned long addr,
+			       unsigned int len, bool write);
 
 static inline u64 __is_canonical_address(u64 vaddr, u8 vaddr_bits)
 {
@@ -197,6 +240,17 @@ static inline unsigned long copy_to_user(void __user *to, const void *from,
 	__e;							\
 })
 
+static inline bool user_read_access_begin(const void __user *ptr, size_t len)
+{
+	return true;
+}
+#define user_read_access_end()	do { } while (0)
+#define unsafe_get_user(x, ptr, label)				\
+do {								\
+	if (get_user(x, ptr))					\
+		goto label;					\
+} while (0)
+
 #define NOTIFY_DONE	0x0000
 #define NOTIFY_STOP	0x8001
 
@@ -220,8 +274,6 @@ struct notifier_block {
 	struct notifier_block *next;
 	int priority;
 };
-
-int register_die_notifier(struct notifier_block *nb);
 
 /* The decoder of the base tree (tools copy); the Makefile names it. */
 #include AUP_TOOLS_INSN_H
