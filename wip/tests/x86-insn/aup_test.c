@@ -938,7 +938,8 @@ static void test_emulate_watch(void)
 		nr_accesses = 0;
 		regs_init(&r, v);
 		r.flags |= X86_EFLAGS_ZF;
-		CHECK(arch_uprobe_skip_sstep(&au, &r) && !nr_accesses && !nr_sigtrap, "%s", none[i]);
+		CHECK(arch_uprobe_skip_sstep(&au, &r) && !nr_accesses && !nr_sigtrap,
+		      "%s", none[i]);
 	}
 	analyze_hex(&au, "55", false);
 	nr_accesses = 0;
@@ -993,8 +994,10 @@ static void test_boost(void)
 	analyze_hex(&au, "ff 25 00 00 00 00", true);		/* jmp *0 */
 	CHECK(PL(&au, true)->boostable && PL(&au, false)->exec == AUP_EMULATE &&
 	      arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
-	      slot_ok(&au, buf, slot, v) && arch_uprobe_boost_resume(buf, slot, slot + 32, v) == v &&
-	      arch_uprobe_boost_resume(buf, slot, slot, v) == v, "resume: a copy like a jump");
+	      slot_ok(&au, buf, slot, v) &&
+	      arch_uprobe_boost_resume(buf, slot, slot + 32, v) == v &&
+	      arch_uprobe_boost_resume(buf, slot, slot, v) == v,
+	      "resume: a copy like a jump");
 	analyze_hex(&au, "01 c8", false);
 
 	/* a program being stepped is stepped */
@@ -1636,7 +1639,8 @@ static void test_uretprobe(void)
 	      arch_uretprobe_is_return_addr(slot, vdso + 0x103f) &&
 	      !arch_uretprobe_is_return_addr(slot, vdso + 0x1040) &&
 	      !arch_uretprobe_is_return_addr(slot, vdso + 0xfff), "return addresses: stubs");
-	CHECK(arch_uretprobe_is_trap(slot, vdso + 0x1100) && arch_uretprobe_is_trap(0, vdso + 0x1100) &&
+	CHECK(arch_uretprobe_is_trap(slot, vdso + 0x1100) &&
+	      arch_uretprobe_is_trap(0, vdso + 0x1100) &&
 	      !arch_uretprobe_is_trap(0, vdso + 0x10ff), "traps: the stubs' syscall end");
 	/* ...forgotten once the vDSO is unmapped */
 	test_mm.context.vdso = NULL;
@@ -1664,7 +1668,8 @@ static void test_uretprobe(void)
 		      r.ip == bp + 1, "trap %d restores", i);
 		r = r0;
 		r.ip = bp;
-		CHECK(!arch_uretprobe_trap(slot, &r) && !memcmp(&r, &r0, offsetof(struct pt_regs, ip)),
+		CHECK(!arch_uretprobe_trap(slot, &r) &&
+		      !memcmp(&r, &r0, offsetof(struct pt_regs, ip)),
 		      "trap %d: another int3", i);
 	}
 	regs_init(&r, slot + 22 + 1);
@@ -2509,9 +2514,10 @@ static void test_tramp_native(void)
 	cpu_to_regs(&c, &r);
 	r.ip = slot + 22;
 	r.cx = slot + 22;
-	r.r11 = r11 = c.flags;
+	r11 = c.flags;
+	r.r11 = r11;
 	r.orig_ax = __NR_uretprobe;
-	r.ax = -ENOSYS;
+	r.ax = -38L;	/* what the system call entry leaves in ax */
 	CHECK(arch_uretprobe_is_syscall(slot, &r), "trampoline: its syscall");
 	t = r;
 	test_syscall_regs = &r;
@@ -2584,7 +2590,8 @@ static bool check_accesses(const struct arch_uprobe_plan *p, const struct pt_reg
 		if (!accesses[i].write) {
 			v = 0;
 			memcpy(&v, data_init + (accesses[i].addr - DATA), accesses[i].len);
-			if (p->emul == AUP_EM_LOAD && v != *aup_regp((struct pt_regs *)out, p->reg)) {
+			if (p->emul == AUP_EM_LOAD &&
+			    v != *aup_regp((struct pt_regs *)out, p->reg)) {
 				sprintf(why, "load reported at %#lx", accesses[i].addr);
 				return false;
 			}
@@ -2747,6 +2754,7 @@ static void fuzz_one(const u8 *p, int len)
 	struct pt_regs r;
 	char why[128];
 	u8 b[16] = { 0 }, key[17];
+	bool top;
 	int k, n;
 
 	memcpy(b, p, len);
@@ -2773,7 +2781,8 @@ static void fuzz_one(const u8 *p, int len)
 	/* one run per shape: mode, prefixes, opcode, ModRM, SIB (not disp/imm) */
 	n = insn_offset_displacement(&insn);
 	memcpy(key, b, n);
-	key[n] = len | (L->ia32 ? 0x80 : 0) | (L == &laytop ? 0x40 : 0);
+	top = &laytop == L;
+	key[n] = len | (L->ia32 ? 0x80 : 0) | (top ? 0x40 : 0);
 	if (seen_before(key, n + 1))
 		return;
 	nr_fuzz_forms[L->ia32][PL(&au, L->ia32)->exec == AUP_EMULATE ? 0 :

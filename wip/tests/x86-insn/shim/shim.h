@@ -40,11 +40,11 @@ typedef long long s64;
 #define fallthrough	__attribute__((__fallthrough__))
 #define NOKPROBE_SYMBOL(fn)	extern int aup_test_nokprobe_unused
 #define nokprobe_inline	inline
-#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define get_unaligned(p)					\
 ({								\
 	__typeof__(*(p)) __v;					\
-	memcpy(&__v, (p), sizeof(__v));				\
+	memcpy(&__v, (p), sizeof(__v));			\
 	__v;							\
 })
 #define put_unaligned(v, p)					\
