@@ -55,10 +55,12 @@
  *     len + 1 and a branch not taken at slot + len, whatever the distance
  *     between the slot and the real target; post_xol then sets ip to the
  *     real target or to vaddr + len, and turns a taken branch to a
- *     non-canonical target into the #GP (SIGSEGV at vaddr, nothing pushed)
- *     the CPU would have raised;
+ *     non-canonical target into the #GP (SIGSEGV at vaddr, the stack
+ *     pointer unmoved) the CPU would have raised, a call leaving vaddr +
+ *     len in the word below the stack pointer as the CPU does;
  *   - indirect jmp/call, ret: ip is already right; a call's pushed return
- *     address (slot + len) is rewritten to vaddr + len;
+ *     address (slot + len) is rewritten to vaddr + len, also when the call
+ *     faulted after storing it (arch_uprobe_abort_xol());
  *   - rep string instructions trap after the first iteration with ip
  *     still at the slot: post_xol clears TF and returns -EAGAIN, the core
  *     returns to user mode, and the CPU runs the other iterations at full
@@ -1576,8 +1578,11 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	/* The CPU would not have branched (nor pushed), but raised #GP. */
 	if (taken && (p->fixups & AUP_FIX_RELBR) && !p->ia32 &&
 	    !__is_canonical_address(target, boot_cpu_data.x86_virt_bits)) {
-		if (p->fixups & AUP_FIX_CALL)
+		/* The CPU stores the return address, then faults. */
+		if (p->fixups & AUP_FIX_CALL) {
+			aup_put(regs->sp, next, size);
 			regs->sp += size;
+		}
 		return aup_gp();
 	}
 	if (p->fixups & AUP_FIX_CALL) {
@@ -1627,8 +1632,30 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
  */
 void arch_uprobe_abort_xol(struct arch_uprobe *au, struct pt_regs *regs)
 {
-	aup_undo(aup_stepped(au), regs, true);
-	regs->ip = current->utask->vaddr;
+	const struct arch_uprobe_plan *p = aup_stepped(au);
+	struct uprobe_task *ut = current->utask;
+	unsigned int size = p->ia32 ? 4 : 8;
+	unsigned long below = regs->sp - size, val = 0;
+
+	/*
+	 * A call of the copy that faulted (a non-canonical target) stored
+	 * its return address, the copy's end, below the unmoved stack
+	 * pointer: leave there what the probed call stores, vaddr + len.
+	 */
+	if (p->fixups & AUP_FIX_CALL) {
+		if (size == 4) {
+			u32 v;
+
+			if (!get_user(v, (u32 __user *)below))
+				val = v;
+		} else {
+			get_user(val, (u64 __user *)below);
+		}
+		if (val == aup_copy_vaddr(ut) + p->xol_len)
+			aup_put(below, aup_trunc(p, ut->vaddr + p->len), size);
+	}
+	aup_undo(p, regs, true);
+	regs->ip = ut->vaddr;
 }
 
 /**
