@@ -499,6 +499,22 @@ summarise() {
 	read -r _ PASSED FAILED SKIPPED < <(grep '^@@COUNTS' "$res")
 }
 
+# The x86 instruction code of ours against the build machine's CPU, in user space
+# (wip/tests/x86-insn: unit tests and a differential fuzz of ls, bash and libc): one
+# more test of make check on x86-64, with its output in $LOGS/x86-insn.log.
+host_insn_check() {
+	[ "$IMPL" = ours ] && [ "$ARCH" = x86_64 ] && [ "$(uname -m)" = x86_64 ] || return 0
+	if make -s -C "$TOP/wip/tests/x86-insn" check O="$B/x86-insn-test" STOCK="$SRC_STOCK" \
+		>"$LOGS/x86-insn.log" 2>&1; then
+		PASSED=$((PASSED + 1))
+		echo "PASS host.x86-insn.check"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL host.x86-insn.check (see $LOGS/x86-insn.log)"
+		grep -E '^MISMATCH|FAIL' "$LOGS/x86-insn.log" | head -10 >&2
+	fi
+}
+
 cmd_check() {
 	info
 	local t0=$SECONDS src
@@ -508,6 +524,7 @@ cmd_check() {
 	CMD=/harness/run-tests.sh
 	boot cmd
 	summarise
+	host_insn_check
 	local problems
 	problems=$(console_problems)
 	if [ -n "$problems" ]; then
