@@ -1601,8 +1601,7 @@ static int check_place(const struct path *path, const char *spec,
 	loff_t size = i_size_read(d_inode(path->dentry));
 	const char *ref = strchr(spec + offs_pos, '(');
 
-	/* A breakpoint goes where an instruction may start, in the file. */
-	if (offset >= size || !IS_ALIGNED(offset, UPROBE_SWBP_INSN_SIZE)) {
+	if (offset >= size) {
 		trace_probe_log_err(offs_pos, BAD_UPROBE_OFFS);
 		return -EINVAL;
 	}
