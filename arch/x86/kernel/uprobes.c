@@ -1575,7 +1575,7 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		taken = false;
 	}
 
-	/* The CPU would not have branched (nor pushed), but raised #GP. */
+	/* The CPU would not have branched (nor moved sp), but raised #GP. */
 	if (taken && (p->fixups & AUP_FIX_RELBR) && !p->ia32 &&
 	    !__is_canonical_address(target, boot_cpu_data.x86_virt_bits)) {
 		/* The CPU stores the return address, then faults. */
