@@ -627,6 +627,41 @@ TEST_F(pages, zero_page_skipped)
 #define TH_FN		0x3100UL	/* pg_inc's file offset: a tail page */
 
 /*
+ * Write @path: HPAGE bytes, zero but for pg_inc at TH_FN (the bytes in
+ * *@bufp, malloc()ed), and map it whole, privately and executable, at a
+ * 2 MiB aligned address in a reservation kept for the teardown; NULL on
+ * failure.
+ */
+static uint8_t *huge_text(struct _test_data_pages *self, const char *path,
+			  uint8_t **bufp)
+{
+	uint8_t *buf = calloc(1, HPAGE), *text;
+	uintptr_t aligned;
+	void *resv;
+	int fd;
+
+	*bufp = buf;
+	if (!buf)
+		return NULL;
+	memcpy(buf + TH_FN, pg_inc, sizeof(pg_inc));
+	if (make_file(path, buf, HPAGE))
+		return NULL;
+	resv = keep_map(self, mmap(NULL, 2 * HPAGE, PROT_NONE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+			2 * HPAGE);
+	if (resv == MAP_FAILED)
+		return NULL;
+	aligned = ((uintptr_t)resv + HPAGE - 1) & ~(HPAGE - 1);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	text = mmap((void *)aligned, HPAGE, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_FIXED, fd, 0);
+	close(fd);
+	return text == (void *)aligned ? text : NULL;
+}
+
+/*
  * [#26] pg_inc in a tmpfs huge=always file, mapped privately and
  * executable at a 2 MiB boundary (one PMD): probed, called 7 times,
  * unprobed, called 3 times: 7 hits, the file's bytes back, no warning.
@@ -638,9 +673,8 @@ TEST_F(pages, huge_tmpfs_text)
 	char path[PATH_MAX];
 	uint8_t *buf, *text;
 	uintptr_t aligned;
-	void *resv;
 	long kb;
-	int ret, i, fd;
+	int ret, i;
 
 	if (!ut_file_exists("/sys/kernel/mm/transparent_hugepage/enabled"))
 		SKIP(return, "CONFIG_TRANSPARENT_HUGEPAGE not enabled");
@@ -653,23 +687,9 @@ TEST_F(pages, huge_tmpfs_text)
 		SKIP(return, "tmpfs refuses huge=always (CONFIG_TRANSPARENT_HUGEPAGE, or no PSE)");
 	ASSERT_EQ(0, ret);
 	snprintf(path, sizeof(path), "%s/ust_pghuge_text", self->mnt);
-	buf = calloc(1, HPAGE);
-	ASSERT_NE(NULL, buf);
-	memcpy(buf + TH_FN, pg_inc, sizeof(pg_inc));
-	ASSERT_EQ(0, make_file(path, buf, HPAGE));
-
-	/* a 2 MiB aligned private executable mapping of the whole file */
-	resv = mmap(NULL, 2 * HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		    -1, 0);
-	ASSERT_NE(MAP_FAILED, resv);
-	keep_map(self, resv, 2 * HPAGE);
-	aligned = ((uintptr_t)resv + HPAGE - 1) & ~(HPAGE - 1);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
-	text = mmap((void *)aligned, HPAGE, PROT_READ | PROT_EXEC,
-		    MAP_PRIVATE | MAP_FIXED, fd, 0);
-	close(fd);
-	ASSERT_EQ((void *)aligned, text);
+	text = huge_text(self, path, &buf);
+	ASSERT_NE(NULL, text);
+	aligned = (uintptr_t)text;
 	fn = (long (*)(long))(text + TH_FN);
 	EXPECT_EQ(3, fn(2));
 	kb = smaps_kb(aligned, "ShmemPmdMapped:", "FilePmdMapped:");
@@ -1180,11 +1200,9 @@ TEST_F_TIMEOUT(pages, ro_thp_text, 120)
 	char path[PATH_MAX];
 	uint8_t *buf, *text;
 	const char *why;
-	uintptr_t aligned;
 	inc_fn fn;
-	void *resv;
 	long kb;
-	int i, fd;
+	int i;
 
 	if (START("ust_pgrothp"))
 		return;
@@ -1194,22 +1212,8 @@ TEST_F_TIMEOUT(pages, ro_thp_text, 120)
 	if (why)
 		SKIP(return, "%s", why);
 	snprintf(path, sizeof(path), "%s/ust_pgrothp_text", self->mnt);
-	buf = calloc(1, HPAGE);
-	ASSERT_NE(NULL, buf);
-	memcpy(buf + TH_FN, pg_inc, sizeof(pg_inc));
-	ASSERT_EQ(0, make_file(path, buf, HPAGE));
-
-	resv = mmap(NULL, 2 * HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		    -1, 0);
-	ASSERT_NE(MAP_FAILED, resv);
-	keep_map(self, resv, 2 * HPAGE);
-	aligned = ((uintptr_t)resv + HPAGE - 1) & ~(HPAGE - 1);
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
-	text = mmap((void *)aligned, HPAGE, PROT_READ | PROT_EXEC,
-		    MAP_PRIVATE | MAP_FIXED, fd, 0);
-	close(fd);
-	ASSERT_EQ((void *)aligned, text);
+	text = huge_text(self, path, &buf);
+	ASSERT_NE(NULL, text);
 	ASSERT_EQ(0, madvise(text, HPAGE, MADV_HUGEPAGE));
 	fn = (inc_fn)(text + TH_FN);
 	EXPECT_EQ(3, fn(2));
