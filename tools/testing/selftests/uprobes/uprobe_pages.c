@@ -857,7 +857,7 @@ TEST_F(pages, truncated_under_probe)
  */
 TEST_F(pages, overlayfs_text)
 {
-	char dir[5][PATH_MAX], opts[3 * PATH_MAX], path[PATH_MAX];
+	char dir[5][96], opts[512], path[128];
 	static const char *const sub[5] = {
 		"lower", "upper", "work", "merged", "lower/f"
 	};
