@@ -467,6 +467,28 @@ static uint64_t uffd_wait(int fd, int timeout_ms)
 	return msg.arg.pagefault.address;
 }
 
+/*
+ * uffd_page() (kept for the teardown) and, in *@srcp, a page to resolve
+ * its fault with, holding 0x0123456789abcdef at 0x40; the fd or -errno.
+ */
+static int uffd_with_source(struct _test_data_core *self, char **pagep,
+			    char **srcp)
+{
+	int fd = uffd_page(pagep);
+
+	if (fd < 0)
+		return fd;
+	keep_map(self, *pagep, PAGE);
+	*srcp = keep_map(self, mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), PAGE);
+	if (*srcp == MAP_FAILED) {
+		close(fd);
+		return -ENOMEM;
+	}
+	*(long *)(*srcp + 0x40) = 0x0123456789abcdefL;
+	return fd;
+}
+
 /* SKIP and return true when userfaultfd() is missing. */
 static bool no_uffd(struct __test_metadata *_metadata)
 {
@@ -542,13 +564,8 @@ TEST_F(core, signal_while_step_blocked)
 	ASSERT_EQ(0, ut_unpin_cpu());
 	ASSERT_NE(SIG_ERR, signal(SIGTRAP, count_sigtrap));
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	uffd = uffd_page(&page);
+	uffd = uffd_with_source(self, &page, &src);
 	ASSERT_LE(0, uffd);
-	keep_map(self, page, PAGE);
-	src = keep_map(self, mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), PAGE);
-	ASSERT_NE(MAP_FAILED, src);
-	*(long *)(src + 0x40) = 0x0123456789abcdefL;
 	l.p = (long *)(page + 0x40);
 	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_coresig_e", ut_self_exe(),
 				 sym_off("core_ld_insn"), 0));
@@ -713,13 +730,8 @@ static void parked_run(struct __test_metadata *_metadata,
 
 	if (no_uffd(_metadata))
 		return;
-	uffd = uffd_page(&page);
+	uffd = uffd_with_source(self, &page, &src);
 	ASSERT_LE(0, uffd);
-	keep_map(self, page, PAGE);
-	src = keep_map(self, mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), PAGE);
-	ASSERT_NE(MAP_FAILED, src);
-	*(long *)(src + 0x40) = 0x0123456789abcdefL;
 	stack = keep_map(self, mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
 			 16 * PAGE);
