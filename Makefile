@@ -2,7 +2,7 @@
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
 #   make run | check | bench | profile PROF='TARGET [r]' | vm CMD='...' [EXTRA=dir] | shell | lint |
 #   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check
-#   IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast), ICOUNT=1 (vm:
+#   IMPL=ours|stock|wip (default ours), CONFIG=fast|full|debug (default fast), ICOUNT=1 (vm:
 #   one vCPU, guest clock counts guest instructions)
 
 IMPL ?= ours

@@ -5,7 +5,8 @@
 #
 #   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
 #
-# Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|debug (default fast),
+# Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|full|debug (default fast;
+# full adds scripts/configs/full*.config, debug adds those and debug.config),
 # ARCH=x86_64|arm64 (default x86_64: the guest's architecture; arm64 cross-builds and boots
 # qemu-system-aarch64 -M virt),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
@@ -60,7 +61,7 @@ IRD=$B/initramfs$SUF
 OVERLAY_DIRS="kernel include arch Documentation tools"
 
 case $IMPL in ours|stock|wip) ;; *) echo "IMPL must be ours, stock or wip, not '$IMPL'" >&2; exit 2;; esac
-case $CONFIG in fast|debug) ;; *) echo "CONFIG must be fast or debug, not '$CONFIG'" >&2; exit 2;; esac
+case $CONFIG in fast|full|debug) ;; *) echo "CONFIG must be fast, full or debug, not '$CONFIG'" >&2; exit 2;; esac
 
 say() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
@@ -86,6 +87,10 @@ take_lock() {
 # ---------------------------------------------------------------- deps
 PKGS="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio ccache dwarves
       xz-utils busybox-static qemu-system-x86 systemtap-sdt-dev linux-perf perl git"
+# The real clients (uprobe_clients, run in the guest from the build machine's root over 9p),
+# and what builds its BPF and 32-bit programs.
+PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb stress-ng
+      gcc-i686-linux-gnu libc6-dev-i386-cross"
 PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 
 cmd_deps() {
@@ -215,6 +220,7 @@ fragments() {
 	local f
 	for f in scripts/configs/fast.config scripts/configs/arch-$ARCH.config \
 		tools/testing/selftests/uprobes/config \
+		$([ "$CONFIG" = fast ] || echo scripts/configs/full.config scripts/configs/full-$ARCH.config) \
 		$([ "$CONFIG" = debug ] && echo scripts/configs/debug.config); do
 		[ -f "$TOP/$f" ] && echo "$TOP/$f"
 	done
@@ -364,7 +370,7 @@ boot() {
 	fi
 	(cd "$extra" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) >"$IRD/extra.cpio"
 	cat "$IRD/base.cpio" "$IRD/extra.cpio" >"$IRD/boot.cpio"
-	if [ "$CONFIG" = debug ]; then mem=2048; else mem=1024; fi
+	if [ "$CONFIG" = fast ]; then mem=1024; else mem=2048; fi
 	if [ -z "$limit" ]; then
 		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = debug ]; then limit=2400; else limit=1200; fi
 	fi
@@ -376,7 +382,7 @@ boot() {
 	: >"$LOGS/out.log"
 	local qemu=("$QEMU_SYS" $accel -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot
 		-kernel "$kernel" -initrd "$IRD/boot.cpio"
-		-append "console=$KCONSOLE panic=-1 loglevel=7 rdinit=/init harness.mode=$mode harness.out=$GUEST_OUT UPROBE_TEST_IMPL=$IMPL"
+		-append "console=$KCONSOLE panic=-1 loglevel=7 rdinit=/init harness.mode=$mode harness.out=$GUEST_OUT harness.config=$CONFIG UPROBE_TEST_IMPL=$IMPL"
 		-serial "file:$LOGS/console.log"
 		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log")
 	case $ARCH in
@@ -384,6 +390,14 @@ boot() {
 	arm64) qemu+=(-M virt -device virtio-serial-device -device "virtconsole,chardev=out") ;;
 	*) qemu+=(-serial chardev:out) ;;
 	esac
+	# A kernel with 9p gets the build machine's root, read-only (tag hostroot): the guest's
+	# init mounts it on /host for the real clients (scripts/guest/init).
+	if grep -qx 'CONFIG_NET_9P_VIRTIO=y' "$OBJ/.config" 2>/dev/null; then
+		local v9p=virtio-9p-pci
+		[ "$ARCH" != arm64 ] || v9p=virtio-9p-device
+		qemu+=(-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
+			-device "$v9p,fsdev=hostroot,mount_tag=hostroot")
+	fi
 	# shellcheck disable=SC2206
 	[ -z "${QEMU_EXTRA:-}" ] || qemu+=($QEMU_EXTRA)
 	local rc=0
