@@ -150,9 +150,12 @@ struct return_instance {
  * @xol_vaddr: user address of the XOL slot in use while stepping
  * @active: the probe being stepped over; holds a reference, because a task
  *	cannot stay inside an SRCU read section across the return to user mode
- * @auprobe: the architecture part of the probe whose hit is being handled
- *	(handlers and step), else NULL; may be read locklessly by the
- *	architecture's perf callchain code, possibly from NMI
+ * @auprobe: the architecture part of the probe whose hit is being handled:
+ *	set while its handlers run (ip at the probed instruction, not yet
+ *	run) and while its copy is stepped, NULL otherwise (also while it is
+ *	emulated or boosted); read locklessly by the architecture's perf
+ *	callchain code, possibly from NMI, which takes [sp] for the caller of
+ *	a function probed at its first instruction
  * @autask: architecture state saved across the step
  * @return_instances: the task's pending return-probe instances, newest
  *	first

@@ -4286,6 +4286,14 @@ static bool handle_hit(struct pt_regs *regs)
 	utask->auprobe = &uprobe->arch;
 	remove = run_handlers(uprobe, regs, &want_return, &seen);
 	/*
+	 * The instruction runs next: ip and sp move, and the perf callchain
+	 * code, which reads ->auprobe from interrupts on this CPU to find a
+	 * function's caller at [sp] while its first instruction waits, must
+	 * not see it then. It is set again for a step.
+	 */
+	WRITE_ONCE(utask->auprobe, NULL);
+	barrier();
+	/*
 	 * The hit and its kind are counted in this SRCU read section, so
 	 * counts read after uprobe_unregister()'s wait are complete (but
 	 * for a hit that waits in get_slot_after_gp(), outside it).
@@ -4323,10 +4331,12 @@ static bool handle_hit(struct pt_regs *regs)
 		goto done;
 	}
 	utask->active = uprobe;
+	utask->auprobe = &uprobe->arch;
 	utask->vaddr = bp;
 	utask->xol_vaddr = slot_addr;
 	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
 		utask->active = NULL;
+		utask->auprobe = NULL;
 		this_cpu_inc(stats->missed);
 		put_uprobe(uprobe);
 		pr_notice_ratelimited("uprobes: %s[%d]: cannot step the instruction at %#lx in this mode: removing the probe from this process\n",
