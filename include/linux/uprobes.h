@@ -108,7 +108,8 @@ enum uprobe_task_state {
  * enum rp_check - what arch_uretprobe_is_alive() is asked about
  * @RP_CHECK_CALL: a return-probed call starts at the current stack pointer
  * @RP_CHECK_CHAIN_CALL: the same, reached by a tail call from a
- *	return-probed function (its return address is already ours)
+ *	return-probed function (its return address is already ours); also
+ *	what uprobe_fixup_user_callchain() asks of a frame, possibly in NMI
  * @RP_CHECK_RET: a return came back through the trampoline
  */
 enum rp_check {
@@ -238,6 +239,8 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 void uprobe_handle_return(struct pt_regs *regs, unsigned long frame);
 bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
 struct page *uprobe_return_table(struct mm_struct *mm);
+void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
+				 unsigned int nr);
 void uprobes_init(void);
 
 /*
@@ -551,6 +554,11 @@ static inline bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 static inline struct page *uprobe_return_table(struct mm_struct *mm)
 {
 	return NULL;
+}
+
+static inline void uprobe_fixup_user_callchain(struct pt_regs *regs,
+					       u64 *ips, unsigned int nr)
+{
 }
 
 static inline void uprobes_init(void)

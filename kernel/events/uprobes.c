@@ -3346,6 +3346,61 @@ void uprobe_free_utask(struct task_struct *t)
 	kfree(utask);
 }
 
+/**
+ * uprobe_fixup_user_callchain - put real return addresses in a user callchain
+ * @regs: the user registers the callchain was walked from
+ * @ips: the user part of current's callchain, innermost first (@ips[0] is
+ *	the user ip)
+ * @nr: the number of entries in @ips
+ *
+ * A pending return probe replaced its function's return address with the
+ * trampoline or a return stub, which is what a walk of the user stack
+ * (perf callchains, bpf_get_stack()) reads there. Each such entry after
+ * @ips[0] gets the saved return address of the pending instance it stands
+ * for: the live instances (arch_uretprobe_is_alive(), as for a tail call:
+ * a sample at a function's first instruction still has its frame), newest
+ * first, one per return address on the stack (a chain of tail calls
+ * shares one).
+ *
+ * Runs in any context, NMI included, on current: the task cannot change
+ * its instances while this runs on top of it, uprobe_free_utask() clears
+ * current->utask before it frees them, and the walk is bounded.
+ */
+void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
+				 unsigned int nr)
+{
+	struct uprobe_task *utask = READ_ONCE(current->utask);
+	unsigned int i, steps = 0;
+	struct return_instance *ri;
+	struct xol_area *area;
+	unsigned long slot;
+
+	if (!utask || !current->mm || nr < 2)
+		return;
+	area = READ_ONCE(current->mm->uprobes_state.xol_area);
+	if (!area)
+		return;
+	slot = trampoline_vaddr(area);
+	ri = READ_ONCE(utask->return_instances);
+	for (i = 1; i < nr && ri; i++) {
+		if (!arch_uretprobe_is_return_addr(slot, ips[i]))
+			continue;
+		/* skip the instances whose frames are gone */
+		while (ri && !arch_uretprobe_is_alive(ri, RP_CHECK_CHAIN_CALL,
+						      regs) &&
+		       ++steps <= UPROBE_MAX_RETURN_DEPTH)
+			ri = READ_ONCE(ri->next);
+		if (!ri || steps > UPROBE_MAX_RETURN_DEPTH)
+			return;
+		ips[i] = ri->orig_ret;
+		/* one return address for a chain of tail calls */
+		while (ri && ri->chained && ++steps <= UPROBE_MAX_RETURN_DEPTH)
+			ri = READ_ONCE(ri->next);
+		if (ri)
+			ri = READ_ONCE(ri->next);
+	}
+}
+
 /* Give @t (a forked child) a copy of current's pending return probes. */
 static int dup_return_instances(struct task_struct *t,
 				struct uprobe_task *utask)
@@ -4646,6 +4701,9 @@ arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
  * @ctx: where the question comes from (&enum rp_check)
  * @regs: the user registers now
  *
+ * Also called by uprobe_fixup_user_callchain(), in NMI too: it must not
+ * sleep or take locks.
+ *
  * Return: false if the current stack pointer shows @ri's frame unwound,
  * for a stack growing down (default); a new call at the same stack
  * pointer ends it unless it is a tail call (RP_CHECK_CHAIN_CALL).
@@ -4760,6 +4818,9 @@ unsigned long __weak arch_uretprobe_stub(struct pt_regs *regs, unsigned int i)
  * arch_uretprobe_is_return_addr - is @addr one of our return entries?
  * @slot: user address of XOL slot 0
  * @addr: a return address
+ *
+ * Also called by uprobe_fixup_user_callchain(), in NMI too: it must not
+ * sleep or take locks.
  *
  * Return: true for the trampoline (default) or a return stub.
  */
