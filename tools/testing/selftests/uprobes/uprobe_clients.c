@@ -2,8 +2,10 @@
 /*
  * uprobe_clients: the tools people attach uprobes with, run unmodified on
  * uprobe_target: bpftrace (uprobe:, uretprobe:, usdt: with a semaphore),
- * and libbpf, which loads uprobe_clients.bpf.o and attaches its programs
- * with bpf_program__attach_uprobe_opts() and bpf_program__attach_usdt().
+ * libbpf, which loads uprobe_clients.bpf.o and attaches its programs with
+ * bpf_program__attach_uprobe_opts() and bpf_program__attach_usdt(), bcc's
+ * funccount and trace, stress-ng's uprobe stressor, and perf record's
+ * callchains through a return-probed frame.
  * The harness runs this suite in a chroot of the build machine's root
  * (CONFIG=full and debug), where Debian's packages of the tools are.
  *
@@ -64,6 +66,9 @@ static int tool_start(struct tool *t, const char *const argv[])
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
+		/* a writable working directory (the chroot's / is not) */
+		if (chdir("/tmp"))
+			_exit(126);
 		dup2(null, 0);
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
@@ -76,7 +81,7 @@ static int tool_start(struct tool *t, const char *const argv[])
 	return 0;
 }
 
-/* Read the tool's output until a line equal to @line; 0 or -errno. */
+/* Read the tool's output until a line that starts with @line; 0 or -errno. */
 static int tool_wait_line(struct tool *t, const char *line, int timeout_ms)
 {
 	char buf[1024];
@@ -90,7 +95,7 @@ static int tool_wait_line(struct tool *t, const char *line, int timeout_ms)
 				   "%s\n", buf);
 		if (t->len >= sizeof(t->out))
 			t->len = sizeof(t->out) - 1;
-		if (!strcmp(buf, line))
+		if (!strncmp(buf, line, strlen(line)))
 			return 0;
 	}
 }
@@ -187,10 +192,10 @@ static bool no_bpftrace(struct __test_metadata *_metadata)
 	return false;
 }
 
-/*
- * Run bpftrace on program @prog (its BEGIN probe prints "ready" once every
- * probe is attached) and wait for that line.
- */
+/* bpftrace runs BEGIN once every probe of its program is attached */
+#define BT_READY	"BEGIN { printf(\"ready\\n\"); }"
+
+/* Run bpftrace on program @prog, which starts with BT_READY, until "ready". */
 static int bpftrace_start(struct tool *t, const char *prog)
 {
 	const char *const argv[] = { "bpftrace", "-e", prog, NULL };
@@ -212,9 +217,8 @@ TEST_F(clients, bpftrace_uprobe_args)
 	c = START_TARGET();
 	ASSERT_LE(0, c);
 	snprintf(self->prog, sizeof(self->prog),
-		 "BEGIN { printf(\"ready\\n\"); } "
-		 "uprobe:%s:uttgt_func { @n = count(); @s = sum(arg0); }",
-		 ut_helper("uprobe_target"));
+		 "%s uprobe:%s:uttgt_func { @n = count(); @s = sum(arg0); }",
+		 BT_READY, ut_helper("uprobe_target"));
 	ASSERT_EQ(0, bpftrace_start(&self->tool, self->prog))
 		TH_LOG("bpftrace: %s", self->tool.out);
 	/* uttgt_func(0..99): 2x + 1 each, 10000 in all */
@@ -237,9 +241,8 @@ TEST_F(clients, bpftrace_uretprobe_retval)
 	c = START_TARGET();
 	ASSERT_LE(0, c);
 	snprintf(self->prog, sizeof(self->prog),
-		 "BEGIN { printf(\"ready\\n\"); } "
-		 "uretprobe:%s:uttgt_func { @n = count(); @r = sum(retval); }",
-		 ut_helper("uprobe_target"));
+		 "%s uretprobe:%s:uttgt_func { @n = count(); @r = sum(retval); }",
+		 BT_READY, ut_helper("uprobe_target"));
 	ASSERT_EQ(0, bpftrace_start(&self->tool, self->prog))
 		TH_LOG("bpftrace: %s", self->tool.out);
 	/* uttgt_func(x) = 2x + 1 for x in 0..99 */
@@ -259,15 +262,14 @@ TEST_F(clients, bpftrace_uretprobe_retval)
  * one target running before it attaches and one started after.
  */
 static void usdt_attach(struct __test_metadata *_metadata,
-			FIXTURE_DATA(clients) *self, int *c0, int *c1)
+			struct _test_data_clients *self, int *c0, int *c1)
 {
 	*c0 = START_TARGET();
 	ASSERT_LE(0, *c0);
 	EXPECT_EQ(0, ut_ask(&self->child[*c0], "sem"));
 	snprintf(self->prog, sizeof(self->prog),
-		 "BEGIN { printf(\"ready\\n\"); } "
-		 "usdt:%s:uttgt:mark { @n = count(); @a = sum(arg0); }",
-		 ut_helper("uprobe_target"));
+		 "%s usdt:%s:uttgt:mark { @n = count(); @a = sum(arg0); }",
+		 BT_READY, ut_helper("uprobe_target"));
 	ASSERT_EQ(0, bpftrace_start(&self->tool, self->prog))
 		TH_LOG("bpftrace: %s", self->tool.out);
 	*c1 = START_TARGET();
@@ -321,7 +323,7 @@ TEST_F(clients, bpftrace_usdt_killed)
  * has no bpf(). Returns true when the test cannot go on.
  */
 static bool bpf_load(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(clients) *self)
+		     struct _test_data_clients *self)
 {
 	int ret;
 
@@ -341,7 +343,7 @@ static bool bpf_load(struct __test_metadata *_metadata,
 }
 
 /* Slot @slot of the "counts" map; -1 on error. */
-static long long bpf_count(FIXTURE_DATA(clients) *self, unsigned int slot)
+static long long bpf_count(struct _test_data_clients *self, unsigned int slot)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(self->obj, "counts");
 	unsigned long long v;
@@ -352,11 +354,12 @@ static long long bpf_count(FIXTURE_DATA(clients) *self, unsigned int slot)
 }
 
 /* Attach program @name to uttgt_func of uprobe_target as libbpf users do. */
-static int bpf_attach_func(FIXTURE_DATA(clients) *self, const char *name,
+static int bpf_attach_func(struct _test_data_clients *self, const char *name,
 			   bool retprobe, bool refctr)
 {
+	struct bpf_uprobe_opts opts = { .sz = sizeof(opts),
+					.retprobe = retprobe };
 	const char *path = ut_helper("uprobe_target");
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe);
 	struct bpf_program *prog;
 	struct ut_sdt_note n;
 	int64_t off;
@@ -476,9 +479,9 @@ TEST_F(clients, libbpf_perf_tracefs_together)
 	EXPECT_EQ(1, ut_ask(&self->child[c], "sem"));
 	EXPECT_EQ(10000, ut_ask(&self->child[c], "call 100"));
 	EXPECT_EQ(100, bpf_count(self, UC_ENTRY_HITS));
-	ASSERT_EQ(sizeof(perf_count),
+	ASSERT_EQ((ssize_t)sizeof(perf_count),
 		  read(self->perf_fd, &perf_count, sizeof(perf_count)));
-	EXPECT_EQ(100, perf_count);
+	EXPECT_EQ(100ULL, perf_count);
 	EXPECT_EQ(100, ut_trace_count("func", self->child[c].pid));
 	EXPECT_EQ(100, ut_profile_hits("func"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "func", false));
@@ -489,6 +492,396 @@ TEST_F(clients, libbpf_perf_tracefs_together)
 	bpf_link__destroy(self->link);
 	self->link = NULL;
 	EXPECT_EQ(0, ut_ask(&self->child[c], "sem"));
+}
+
+/* SKIP unless bcc's tools can run here; true when skipped. */
+static bool no_bcc(struct __test_metadata *_metadata)
+{
+	if (!ut_file_exists("/proc/sys/kernel/unprivileged_bpf_disabled"))
+		SKIP(return true, "CONFIG_BPF_SYSCALL not enabled");
+	if (!ut_file_exists("/sys/kernel/kheaders.tar.xz"))
+		SKIP(return true, "CONFIG_IKHEADERS not enabled");
+	if (!ut_file_exists("/usr/sbin/funccount-bpfcc"))
+		SKIP(return true, "no bcc (Debian package bpfcc-tools)");
+	return false;
+}
+
+/* The count funccount printed for @func ("FUNC  COUNT" lines); -1 if none. */
+static long funccount_of(const struct tool *t, const char *func)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n%s ", func);
+	p = strstr(t->out, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* bcc's funccount on a uprobe: the exact number of calls. */
+TEST_F_TIMEOUT(clients, bcc_funccount_uprobe, 300)
+{
+	char spec[512];
+	/* unbuffered: it says it is attached on a pipe, not at its exit */
+	const char *const argv[] = { "env", "PYTHONUNBUFFERED=1",
+				     "funccount-bpfcc", spec, NULL };
+	int c;
+
+	if (no_bcc(_metadata))
+		return;
+	c = START_TARGET();
+	ASSERT_LE(0, c);
+	snprintf(spec, sizeof(spec), "%s:uttgt_func",
+		 ut_helper("uprobe_target"));
+	ASSERT_EQ(0, tool_start(&self->tool, argv));
+	/* "Tracing 1 functions for ..." once attached */
+	ASSERT_EQ(0, tool_wait_line(&self->tool, "Tracing 1 functions",
+				    TOOL_START_MS))
+		TH_LOG("funccount: %s", self->tool.out);
+	EXPECT_EQ(10000, ut_ask(&self->child[c], "call 100"));
+	EXPECT_EQ(0, tool_stop(&self->tool, SIGINT))
+		TH_LOG("funccount: %s", self->tool.out);
+	EXPECT_EQ(100, funccount_of(&self->tool, "uttgt_func"))
+		TH_LOG("funccount: %s", self->tool.out);
+}
+
+/*
+ * bcc's trace on a guarded USDT marker of a process (-p: bcc sets the
+ * semaphore itself): one line per hit with its argument; semaphore 1,
+ * then 0.
+ */
+TEST_F_TIMEOUT(clients, bcc_trace_usdt, 300)
+{
+	char spec[512], pid[16];
+	const char *const argv[] = { "trace-bpfcc", "-p", pid, spec, NULL };
+	long sum = 0, n = 0;
+	const char *p;
+	int c, status;
+
+	if (no_bcc(_metadata))
+		return;
+	c = START_TARGET();
+	ASSERT_LE(0, c);
+	snprintf(pid, sizeof(pid), "%d", self->child[c].pid);
+	snprintf(spec, sizeof(spec), "u:%s:mark \"uc_x=%%d\", arg1",
+		 ut_helper("uprobe_target"));
+	ASSERT_EQ(0, tool_start(&self->tool, argv));
+	/* the header, printed once the probe is attached */
+	ASSERT_EQ(0, tool_wait_line(&self->tool, "PID", TOOL_START_MS))
+		TH_LOG("trace: %s", self->tool.out);
+	EXPECT_EQ(1, ut_ask(&self->child[c], "sem"));
+	EXPECT_EQ(50, ut_ask(&self->child[c], "mark 50"));
+	/* trace prints as it goes: give it time to drain its buffer */
+	sleep(2);
+	/* it ends by itself on SIGINT (with status 1) */
+	status = tool_stop(&self->tool, SIGINT);
+	EXPECT_TRUE(WIFEXITED(status))
+		TH_LOG("status %#x, trace: %s", status, self->tool.out);
+	for (p = strstr(self->tool.out, "uc_x="); p; p = strstr(p, "uc_x=")) {
+		p += 5;
+		sum += strtol(p, NULL, 10);
+		n++;
+	}
+	EXPECT_EQ(50, n) TH_LOG("trace: %s", self->tool.out);
+	EXPECT_EQ(1225, sum) TH_LOG("trace: %s", self->tool.out);
+	EXPECT_EQ(0, ut_ask(&self->child[c], "sem"));
+}
+
+/*
+ * stress-ng's uprobe stressor for a bounded time: it succeeds, its probes
+ * fired, and it leaves no uprobe event or probe behind. One worker: its
+ * workers share trace_pipe, a second one gets EBUSY and leaves its probe
+ * defined (stress-ng 0.15).
+ */
+TEST_F_TIMEOUT(clients, stress_ng_uprobe, 300)
+{
+	const char *const argv[] = { "stress-ng", "--uprobe", "1", "--timeout",
+				     "20s", "--metrics-brief", NULL };
+	char *events, *stats;
+	long long ops = -1;
+	const char *p;
+	int status;
+
+	if (ut_no_tracefs(_metadata))
+		return;
+	if (!ut_file_exists("/usr/bin/stress-ng"))
+		SKIP(return, "no stress-ng (Debian package stress-ng)");
+	ASSERT_EQ(0, tool_start(&self->tool, argv));
+	status = tool_stop(&self->tool, 0);
+	EXPECT_EQ(0, status) TH_LOG("stress-ng: %s", self->tool.out);
+	/* "... metrc: [PID] uprobe  BOGO-OPS ..." */
+	p = strstr(self->tool.out, "] uprobe ");
+	if (p)
+		ops = strtoll(p + 9, NULL, 10);
+	EXPECT_LT(0, ops) TH_LOG("stress-ng: %s", self->tool.out);
+	events = ut_read_file(UT_TRACEFS "/uprobe_events", NULL);
+	ASSERT_NE(NULL, events);
+	EXPECT_STREQ("", events);
+	free(events);
+	/* uprobe_stats, where the kernel has it: its header and no probe */
+	stats = ut_read_file(UT_TRACEFS "/uprobe_stats", NULL);
+	if (stats) {
+		p = strchr(stats, '\n');
+		EXPECT_TRUE(p && !p[1]) TH_LOG("uprobe_stats: %s", stats);
+		free(stats);
+	}
+}
+
+/*
+ * Count the samples of "perf script -F ip,sym" output @out whose chains
+ * start uc_leaf_body, uc_mid, uc_top, main; log the first frame that
+ * differs.
+ */
+static int good_chains(struct __test_metadata *_metadata, char *out)
+{
+	static const char *const want[] = { "uc_leaf_body", "uc_mid",
+					    "uc_top", "main" };
+	unsigned int depth = ARRAY_SIZE(want);
+	char *save = NULL, *line;
+	int good = 0, bad = 0;
+	bool ok = false;
+
+	/* frames are "IP SYM" lines; a sample's first is uc_leaf_body */
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char ip[32], sym[128];
+
+		if (sscanf(line, " %31s %127s", ip, sym) != 2)
+			continue;
+		if (!strcmp(sym, want[0])) {
+			depth = 0;
+			ok = true;
+		}
+		if (depth >= ARRAY_SIZE(want))
+			continue;
+		if (ok && strcmp(sym, want[depth])) {
+			ok = false;
+			if (!bad++)
+				TH_LOG("frame %u is %s %s, not %s", depth, ip,
+				       sym, want[depth]);
+		}
+		if (++depth == ARRAY_SIZE(want) && ok)
+			good++;
+	}
+	return good;
+}
+
+/*
+ * perf record with call graphs of kind @cg on a uprobe inside a function
+ * whose caller has a pending return probe: every sampled chain shows the
+ * real callers, not the return trampoline.
+ */
+static void perf_record_through_return_probe(struct __test_metadata *_metadata,
+					     struct _test_data_clients *self,
+					     const char *cg)
+{
+	const char *path = ut_helper("uprobe_clients_stack");
+	const char *data = "/tmp/uclients-perf.data";
+	const char *const record[] = { "/usr/bin/perf", "record", "-q", "-e",
+		"uclients:leaf", "--call-graph", cg, "-o", data, "--", path,
+		"20", NULL };
+	const char *const script[] = { "/usr/bin/perf", "script", "-i", data,
+		"-F", "ip,sym", NULL };
+	static char out[1 << 16];
+	int64_t body, mid;
+	int good;
+
+	if (ut_start(_metadata, self->grp, sizeof(self->grp), "uclients"))
+		return;
+	if (!ut_file_exists("/usr/bin/perf"))
+		SKIP(return, "no perf (Debian package linux-perf)");
+	body = ut_elf_sym_offset(path, "uc_leaf_body");
+	mid = ut_elf_sym_offset(path, "uc_mid");
+	ASSERT_LT(0, body);
+	ASSERT_LT(0, mid);
+	ASSERT_EQ(0, ut_probe_add("p:%s/leaf %s:0x%llx", self->grp, path,
+				  (unsigned long long)body));
+	ASSERT_EQ(0, ut_probe_add("r:%s/mid %s:0x%llx", self->grp, path,
+				  (unsigned long long)mid));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "mid", true));
+	EXPECT_EQ(0, ut_run(record, out, sizeof(out))) TH_LOG("%s", out);
+	/* uc_top(i) = 2 * (i + 1) + 3 for i in 0..19 */
+	EXPECT_NE(NULL, strstr(out, "480\n")) TH_LOG("%s", out);
+	EXPECT_EQ(20, ut_profile_hits("mid"));
+	EXPECT_EQ(0, ut_run(script, out, sizeof(out))) TH_LOG("%s", out);
+	good = good_chains(_metadata, out);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(0, good);
+		UT_STOCK_FAILS("the caller of a return-probed frame is the trampoline");
+		return;
+	}
+	EXPECT_EQ(20, good);
+}
+
+/* perf record -g (frame pointers) through a pending return probe: real callers. */
+TEST_F_TIMEOUT(clients, perf_record_fp_through_return_probe, 300)
+{
+	perf_record_through_return_probe(_metadata, self, "fp");
+}
+
+/*
+ * Check the ustack keys bpftrace printed at exit in @out. A stack with
+ * uc_mid in it must have no bare address (an unknown frame, such as the
+ * return trampoline) before main; it is good when uc_top and main follow
+ * (not so at uc_mid's first instructions, where a frame-pointer walk
+ * misses the caller). Returns the number of good stacks, or -1 (logged)
+ * for a bad one.
+ */
+static long good_ustacks(struct __test_metadata *_metadata, const char *out)
+{
+	const char *p = out, *end;
+	long good = 0;
+
+	while ((p = strstr(p, "@[\n"))) {
+		const char *mid, *top, *main_, *hex;
+		char stack[2048];
+		size_t len;
+
+		end = strstr(p, "]: ");
+		if (!end)
+			break;
+		len = (size_t)(end - p);
+		if (len >= sizeof(stack))
+			len = sizeof(stack) - 1;
+		memcpy(stack, p, len);
+		stack[len] = '\0';
+		p = end;
+		mid = strstr(stack, "uc_mid+");
+		if (!mid)
+			continue;
+		main_ = strstr(mid, "main+");
+		hex = strstr(mid, "0x");
+		if (!main_ || (hex && hex < main_)) {
+			TH_LOG("bad stack: %s", stack);
+			return -1;
+		}
+		top = strstr(mid, "uc_top+");
+		if (top && top < main_)
+			good++;
+	}
+	return good;
+}
+
+/* The hit count bpftrace printed for its first stack with uc_mid in it. */
+static long ustack_hits(const char *out)
+{
+	const char *p = strstr(out, "uc_mid+");
+
+	p = p ? strstr(p, "]: ") : NULL;
+	return p ? strtol(p + 3, NULL, 10) : -1;
+}
+
+/*
+ * bpftrace's ustack from a uprobe inside a function whose caller has a
+ * pending return probe: every stack shows the real callers.
+ */
+TEST_F_TIMEOUT(clients, bpftrace_ustack_through_return_probe, 300)
+{
+	const char *path = ut_helper("uprobe_clients_stack");
+	const char *const run[] = { path, "20", "wait", NULL };
+	char out[256];
+	int64_t mid;
+	long good;
+
+	if (no_bpftrace(_metadata))
+		return;
+	if (ut_start(_metadata, self->grp, sizeof(self->grp), "uclients"))
+		return;
+	mid = ut_elf_sym_offset(path, "uc_mid");
+	ASSERT_LT(0, mid);
+	ASSERT_EQ(0, ut_probe_add("r:%s/mid %s:0x%llx", self->grp, path,
+				  (unsigned long long)mid));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "mid", true));
+	snprintf(self->prog, sizeof(self->prog),
+		 "%s uprobe:%s:uc_leaf_body { @[ustack] = count(); }",
+		 BT_READY, path);
+	ASSERT_EQ(0, bpftrace_start(&self->tool, self->prog))
+		TH_LOG("bpftrace: %s", self->tool.out);
+	/* it waits, so that bpftrace can read its symbols when it prints */
+	ASSERT_EQ(0, ut_spawn(run, &self->child[self->nchild]));
+	self->nchild++;
+	ASSERT_EQ(0, ut_readline(self->child[0].from, out, sizeof(out),
+				 TOOL_START_MS));
+	EXPECT_STREQ("480", out);
+	EXPECT_EQ(0, tool_stop(&self->tool, SIGINT))
+		TH_LOG("bpftrace: %s", self->tool.out);
+	EXPECT_EQ(0, ut_child_wait(&self->child[0]));
+	EXPECT_EQ(20, ut_profile_hits("mid"));
+	good = good_ustacks(_metadata, self->tool.out);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, good) TH_LOG("bpftrace: %s", self->tool.out);
+		UT_STOCK_FAILS("the caller of a return-probed frame is the trampoline");
+		return;
+	}
+	EXPECT_EQ(1, good) TH_LOG("bpftrace: %s", self->tool.out);
+	EXPECT_EQ(20, ustack_hits(self->tool.out))
+		TH_LOG("bpftrace: %s", self->tool.out);
+}
+
+/*
+ * bpftrace's profile:hz taking user stacks while processes run through a
+ * probe and a return probe, some of them exiting: no stack shows the
+ * trampoline where a caller should be.
+ */
+TEST_F_TIMEOUT(clients, bpftrace_profile_ustack_while_probed, 300)
+{
+	const char *path = ut_helper("uprobe_clients_stack");
+	const char *const wait[] = { path, "50000", "wait", NULL };
+	const char *const run[] = { path, "50000", NULL };
+	int64_t body, mid;
+	char out[256];
+	int i;
+
+	if (no_bpftrace(_metadata))
+		return;
+	if (ut_start(_metadata, self->grp, sizeof(self->grp), "uclients"))
+		return;
+	ASSERT_EQ(0, ut_unpin_cpu());
+	body = ut_elf_sym_offset(path, "uc_leaf_body");
+	mid = ut_elf_sym_offset(path, "uc_mid");
+	ASSERT_LT(0, body);
+	ASSERT_LT(0, mid);
+	ASSERT_EQ(0, ut_probe_add("p:%s/leaf %s:0x%llx", self->grp, path,
+				  (unsigned long long)body));
+	ASSERT_EQ(0, ut_probe_add("r:%s/mid %s:0x%llx", self->grp, path,
+				  (unsigned long long)mid));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "leaf", true));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "mid", true));
+	snprintf(self->prog, sizeof(self->prog),
+		 "%s profile:hz:997 /comm == \"uprobe_clients_\"/ { @[ustack] = count(); }",
+		 BT_READY);
+	ASSERT_EQ(0, bpftrace_start(&self->tool, self->prog))
+		TH_LOG("bpftrace: %s", self->tool.out);
+	/*
+	 * Two that wait (bpftrace reads their symbols when it prints), and
+	 * three that exit while sampled, each with n * (n + 4) as result.
+	 */
+	for (i = 0; i < MAX_CHILDREN; i++) {
+		ASSERT_EQ(0, ut_spawn(wait, &self->child[i]));
+		self->nchild++;
+	}
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, ut_run(run, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_STREQ("2500200000\n", out);
+	}
+	for (i = 0; i < MAX_CHILDREN; i++) {
+		ASSERT_EQ(0, ut_readline(self->child[i].from, out, sizeof(out),
+					 TOOL_START_MS));
+		EXPECT_STREQ("2500200000", out);
+	}
+	EXPECT_EQ(0, tool_stop(&self->tool, SIGINT))
+		TH_LOG("bpftrace: %s", self->tool.out);
+	for (i = 0; i < MAX_CHILDREN; i++)
+		EXPECT_EQ(0, ut_child_wait(&self->child[i]));
+	self->nchild = 0;
+	EXPECT_EQ(5 * 50000, ut_profile_hits("mid"));
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, good_ustacks(_metadata, self->tool.out));
+		UT_STOCK_FAILS("the caller of a return-probed frame is the trampoline");
+		return;
+	}
+	/* some samples fell in uc_leaf or uc_mid, or in their probes */
+	EXPECT_LT(0, good_ustacks(_metadata, self->tool.out))
+		TH_LOG("bpftrace: %s", self->tool.out);
 }
 
 TEST_HARNESS_MAIN

@@ -292,9 +292,10 @@ TEST_F(pmu, other_task)
  * also when perf swaps the contexts of parent and child (both run on one
  * CPU, the child right after the parent blocks in waitpid()): the child
  * then runs with the parent's event, whose target is the parent.
- * FAILURE-MODES #24. Stock 6.1 counts none of them for an entry probe:
- * every child's hits and the parent's later calls are lost (2 of 82); it
- * counts all of them for a return probe.
+ * FAILURE-MODES #24. Stock 6.1 loses hits of an entry probe in every
+ * round: on the fast config every child's and the parent's later calls
+ * (2 of 82), on the full one 26 of 82; it counts all of them for a return
+ * probe.
  */
 static void inherit_children(struct __test_metadata *_metadata,
 			     struct _test_data_pmu *self, bool ret)
@@ -334,8 +335,9 @@ static void inherit_children(struct __test_metadata *_metadata,
 	}
 	n = read_count(self->fd[0]);
 	if (ut_impl_is_stock() && !ret) {
+		/* hits lost in every round */
 		EXPECT_EQ(PMU_CHILDREN, lost);
-		EXPECT_EQ(2ULL, n);
+		EXPECT_GT(2ULL + 4 * PMU_CHILDREN, n);
 		UT_STOCK_FAILS("counted %llu of %d", (unsigned long long)n,
 			       2 + 4 * PMU_CHILDREN);
 		return;
