@@ -5,8 +5,9 @@
 #
 #   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
 #
-# Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|full|debug (default fast;
-# full adds scripts/configs/full*.config, debug adds those and debug.config),
+# Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|full|debug|debian (default
+# fast; full adds scripts/configs/full*.config, debug adds those and debug.config; debian is
+# Debian's own amd64 config with modules off, plus the selftests' and debian.config),
 # ARCH=x86_64|arm64 (default x86_64: the guest's architecture; arm64 cross-builds and boots
 # qemu-system-aarch64 -M virt),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
@@ -61,7 +62,13 @@ IRD=$B/initramfs$SUF
 OVERLAY_DIRS="kernel include arch Documentation tools"
 
 case $IMPL in ours|stock|wip) ;; *) echo "IMPL must be ours, stock or wip, not '$IMPL'" >&2; exit 2;; esac
-case $CONFIG in fast|full|debug) ;; *) echo "CONFIG must be fast, full or debug, not '$CONFIG'" >&2; exit 2;; esac
+case $CONFIG in fast|full|debug|debian) ;; *) echo "CONFIG must be fast, full, debug or debian, not '$CONFIG'" >&2; exit 2;; esac
+# CONFIG=debian starts from the config Debian builds its amd64 kernel with (linux-config-6.1).
+DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+if [ "$CONFIG" = debian ]; then
+	[ "$ARCH" = x86_64 ] || { echo "CONFIG=debian is for ARCH=x86_64" >&2; exit 2; }
+	export KCONFIG_BASE=$DEBIAN_CONFIG
+fi
 
 say() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
@@ -91,6 +98,7 @@ PKGS="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio 
 # and what builds its BPF and 32-bit programs.
 PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb stress-ng
       gcc-i686-linux-gnu libc6-dev-i386-cross"
+[ "$CONFIG" != debian ] || PKGS+=" linux-config-6.1"
 PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 
 cmd_deps() {
@@ -218,6 +226,12 @@ cmd_tree() {
 # ---------------------------------------------------------------- kernel
 fragments() {
 	local f
+	if [ "$CONFIG" = debian ]; then
+		for f in tools/testing/selftests/uprobes/config scripts/configs/debian.config; do
+			echo "$TOP/$f"
+		done
+		return 0
+	fi
 	for f in scripts/configs/fast.config scripts/configs/arch-$ARCH.config \
 		tools/testing/selftests/uprobes/config \
 		$([ "$CONFIG" = fast ] || echo scripts/configs/full.config scripts/configs/full-$ARCH.config) \
@@ -237,7 +251,9 @@ kmake() {
 configure() {
 	# shellcheck disable=SC2046
 	kconfig_current "$OBJ" $(fragments) && return 0
-	say "configuring $IMPL-$CONFIG$SUF (tinyconfig + $(fragments | xargs -n1 basename | tr '\n' ' '))"
+	local base=tinyconfig
+	[ -z "${KCONFIG_BASE:-}" ] || base="$(basename "$KCONFIG_BASE"), mod2noconfig"
+	say "configuring $IMPL-$CONFIG$SUF ($base + $(fragments | xargs -n1 basename | tr '\n' ' '))"
 	# shellcheck disable=SC2046
 	kconfig_configure "$(src_dir)" "$OBJ" "$KARCH" "$CROSS" $(fragments) ||
 		die "kernel configuration failed (the options above are missing, or see $OBJ/merge.log)"
@@ -372,9 +388,12 @@ boot() {
 	cat "$IRD/base.cpio" "$IRD/extra.cpio" >"$IRD/boot.cpio"
 	if [ "$CONFIG" = fast ]; then mem=1024; else mem=2048; fi
 	if [ -z "$limit" ]; then
-		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = debug ]; then limit=2400; else limit=1200; fi
+		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = fast ]; then limit=1200; else limit=2400; fi
 	fi
 	accel=$(accel_args)
+	# Debian's config patches kernel text with IPIs (static calls, jump labels) that
+	# multi-threaded TCG can leave unanswered: one host thread for the vCPUs.
+	[ "$CONFIG" != debian ] || accel="-accel tcg,thread=single -cpu max"
 	# ICOUNT=1: one vCPU, guest clock = guest instructions (deterministic speed counts).
 	local smp=2
 	[ -z "${ICOUNT:-}" ] || { accel="-accel tcg -cpu max -icount shift=0,sleep=off"; smp=1; }

@@ -40,12 +40,19 @@ kconfig_check() {
 kconfig_current() {
 	local obj=$1
 	shift
-	[ -f "$obj/.config" ] && [ "$(cat "$obj/.frag-hash" 2>/dev/null)" = "$(cat "$@" | sha1sum | cut -c1-40)" ]
+	[ -f "$obj/.config" ] && [ "$(cat "$obj/.frag-hash" 2>/dev/null)" = "$(kconfig_hash "$@")" ]
+}
+
+# The hash of the fragments (and of KCONFIG_BASE, when set).
+kconfig_hash() {
+	cat ${KCONFIG_BASE:+"$KCONFIG_BASE"} "$@" | sha1sum | cut -c1-40
 }
 
 # kconfig_configure SRC OBJ KARCH CROSS_COMPILE FRAGMENT...: configure the tree SRC in OBJ
 # for ARCH=KARCH from tinyconfig and the fragments, and check the result (kconfig_check),
-# unless kconfig_current says it is done. Returns 1 on failure.
+# unless kconfig_current says it is done. Returns 1 on failure. With KCONFIG_BASE set (an
+# xz-compressed distribution config), that config with its modules turned off (mod2noconfig)
+# replaces tinyconfig; the hash kconfig_current compares then covers it too.
 kconfig_configure() {
 	local src=$1 obj=$2 karch=$3 cross=$4
 	shift 4
@@ -54,10 +61,16 @@ kconfig_configure() {
 	mkdir -p "$obj"
 	local mk=(make -C "$src" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross"
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc")
-	"${mk[@]}" -s tinyconfig >/dev/null || return 1
+	if [ -n "${KCONFIG_BASE:-}" ]; then
+		xzcat "$KCONFIG_BASE" >"$obj/.config" || return 1
+		"${mk[@]}" -s olddefconfig >/dev/null || return 1
+		"${mk[@]}" -s mod2noconfig >/dev/null || return 1
+	else
+		"${mk[@]}" -s tinyconfig >/dev/null || return 1
+	fi
 	(cd "$obj" && ARCH=$karch "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" \
 		>"$obj/merge.log" 2>&1) || { cat "$obj/merge.log" >&2; return 1; }
 	"${mk[@]}" -s olddefconfig >/dev/null || return 1
 	kconfig_check "$obj/.config" "$@" || return 1
-	cat "$@" | sha1sum | cut -c1-40 >"$obj/.frag-hash"
+	kconfig_hash "$@" >"$obj/.frag-hash"
 }
