@@ -632,13 +632,190 @@ static int64_t elf_sym(struct elf_file *ef, const char *sym)
 	return -1;
 }
 
+/*
+ * ELF32 files (the i686 programs that 64-bit x86 kernels run as compat
+ * tasks): the same lookups, for ut_elf_*() and ut_sdt_notes() to fall
+ * back on when elf_open() finds no ELF64 file.
+ */
+struct elf32_file {
+	uint8_t *data;
+	size_t size;
+	struct elf32_hdr *eh;
+	struct elf32_shdr *sh;
+	struct elf32_phdr *ph;
+};
+
+static int elf32_open(const char *path, struct elf32_file *ef)
+{
+	struct stat st;
+	int fd;
+
+	memset(ef, 0, sizeof(*ef));
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(struct elf32_hdr)) {
+		close(fd);
+		return -1;
+	}
+	ef->size = st.st_size;
+	ef->data = mmap(NULL, ef->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (ef->data == MAP_FAILED)
+		return -1;
+	ef->eh = (struct elf32_hdr *)ef->data;
+	if (memcmp(ef->eh->e_ident, ELFMAG, SELFMAG) ||
+	    ef->eh->e_ident[EI_CLASS] != ELFCLASS32 ||
+	    ef->eh->e_shstrndx >= ef->eh->e_shnum ||
+	    ef->eh->e_shoff + (uint64_t)ef->eh->e_shnum * sizeof(struct elf32_shdr) > ef->size ||
+	    ef->eh->e_phoff + (uint64_t)ef->eh->e_phnum * sizeof(struct elf32_phdr) > ef->size) {
+		munmap(ef->data, ef->size);
+		return -1;
+	}
+	ef->sh = (struct elf32_shdr *)(ef->data + ef->eh->e_shoff);
+	ef->ph = (struct elf32_phdr *)(ef->data + ef->eh->e_phoff);
+	return 0;
+}
+
+static struct elf32_shdr *elf32_section(struct elf32_file *ef,
+					const char *name)
+{
+	const char *strs = (const char *)ef->data +
+			   ef->sh[ef->eh->e_shstrndx].sh_offset;
+	int i;
+
+	for (i = 0; i < ef->eh->e_shnum; i++)
+		if (!strcmp(strs + ef->sh[i].sh_name, name))
+			return &ef->sh[i];
+	return NULL;
+}
+
+static int64_t elf32_v2o(struct elf32_file *ef, uint64_t vaddr)
+{
+	int i;
+
+	for (i = 0; i < ef->eh->e_phnum; i++) {
+		struct elf32_phdr *p = &ef->ph[i];
+
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (vaddr >= p->p_vaddr && vaddr < (uint64_t)p->p_vaddr + p->p_filesz)
+			return vaddr - p->p_vaddr + p->p_offset;
+	}
+	return -1;
+}
+
+/* Symbol @sym's st_value (its file offset with @foff), or -1. */
+static int64_t elf32_sym_lookup(const char *path, const char *sym, bool foff)
+{
+	static const char * const tabs[] = { ".symtab", ".dynsym" };
+	struct elf32_file ef;
+	int64_t v = -1;
+	unsigned int t;
+
+	if (elf32_open(path, &ef))
+		return -1;
+	for (t = 0; t < 2 && v < 0; t++) {
+		struct elf32_shdr *s = elf32_section(&ef, tabs[t]);
+		struct elf32_sym *syms;
+		const char *strs;
+		size_t i, n;
+
+		if (!s || s->sh_link >= ef.eh->e_shnum)
+			continue;
+		syms = (struct elf32_sym *)(ef.data + s->sh_offset);
+		strs = (const char *)ef.data + ef.sh[s->sh_link].sh_offset;
+		n = s->sh_size / sizeof(struct elf32_sym);
+		for (i = 0; i < n; i++) {
+			if (syms[i].st_shndx != SHN_UNDEF &&
+			    !strcmp(strs + syms[i].st_name, sym)) {
+				v = syms[i].st_value;
+				break;
+			}
+		}
+	}
+	if (v >= 0 && foff)
+		v = elf32_v2o(&ef, v);
+	munmap(ef.data, ef.size);
+	return v;
+}
+
+static int64_t elf32_vaddr_to_offset(const char *path, uint64_t vaddr)
+{
+	struct elf32_file ef;
+	int64_t v;
+
+	if (elf32_open(path, &ef))
+		return -1;
+	v = elf32_v2o(&ef, vaddr);
+	munmap(ef.data, ef.size);
+	return v;
+}
+
+/* ut_sdt_notes() of an ELF32 file: its notes hold 4-byte addresses. */
+static int elf32_sdt_notes(const char *path, struct ut_sdt_note *notes,
+			   int max)
+{
+	struct elf32_shdr *ns, *bs;
+	struct elf32_file ef;
+	size_t pos, end;
+	int n = 0;
+
+	if (elf32_open(path, &ef))
+		return -1;
+	ns = elf32_section(&ef, ".note.stapsdt");
+	bs = elf32_section(&ef, ".stapsdt.base");
+	if (!ns) {
+		munmap(ef.data, ef.size);
+		return 0;
+	}
+	pos = ns->sh_offset;
+	end = (size_t)ns->sh_offset + ns->sh_size;
+	while (pos + sizeof(struct elf32_note) <= end && n < max) {
+		struct elf32_note *nh = (struct elf32_note *)(ef.data + pos);
+		const char *name = (const char *)(nh + 1);
+		struct ut_sdt_note *sn = &notes[n];
+		const uint8_t *desc;
+		uint32_t addr[3];
+		const char *s;
+
+		desc = (const uint8_t *)name + ((nh->n_namesz + 3) & ~3u);
+		pos = (desc - ef.data) + ((nh->n_descsz + 3) & ~3u);
+		if (pos > end)
+			break;
+		if (nh->n_type != 3 || nh->n_namesz != 8 ||
+		    strcmp(name, "stapsdt") || nh->n_descsz < 3 * 4 + 3)
+			continue;
+		memcpy(addr, desc, sizeof(addr));
+		memset(sn, 0, sizeof(*sn));
+		s = (const char *)desc + sizeof(addr);
+		snprintf(sn->provider, sizeof(sn->provider), "%s", s);
+		s += strlen(s) + 1;
+		snprintf(sn->name, sizeof(sn->name), "%s", s);
+		s += strlen(s) + 1;
+		snprintf(sn->args, sizeof(sn->args), "%s", s);
+		sn->pc = addr[0];
+		sn->sem = addr[2];
+		if (bs) {
+			sn->pc = (uint32_t)(sn->pc + bs->sh_addr - addr[1]);
+			if (sn->sem)
+				sn->sem = (uint32_t)(sn->sem + bs->sh_addr - addr[1]);
+		}
+		sn->pc_off = elf32_v2o(&ef, sn->pc);
+		sn->sem_off = sn->sem ? (uint64_t)elf32_v2o(&ef, sn->sem) : 0;
+		n++;
+	}
+	munmap(ef.data, ef.size);
+	return n;
+}
+
 int64_t ut_elf_sym_vaddr(const char *path, const char *sym)
 {
 	struct elf_file ef;
 	int64_t v;
 
 	if (elf_open(path, &ef))
-		return -1;
+		return elf32_sym_lookup(path, sym, false);
 	v = elf_sym(&ef, sym);
 	elf_close(&ef);
 	return v;
@@ -650,7 +827,7 @@ int64_t ut_elf_sym_offset(const char *path, const char *sym)
 	int64_t v;
 
 	if (elf_open(path, &ef))
-		return -1;
+		return elf32_sym_lookup(path, sym, true);
 	v = elf_sym(&ef, sym);
 	if (v >= 0)
 		v = elf_v2o(&ef, v);
@@ -664,7 +841,7 @@ int64_t ut_elf_vaddr_to_offset(const char *path, uint64_t vaddr)
 	int64_t v;
 
 	if (elf_open(path, &ef))
-		return -1;
+		return elf32_vaddr_to_offset(path, vaddr);
 	v = elf_v2o(&ef, vaddr);
 	elf_close(&ef);
 	return v;
@@ -678,7 +855,7 @@ int ut_sdt_notes(const char *path, struct ut_sdt_note *notes, int max)
 	int n = 0;
 
 	if (elf_open(path, &ef))
-		return -1;
+		return elf32_sdt_notes(path, notes, max);
 	ns = elf_section(&ef, ".note.stapsdt");
 	bs = elf_section(&ef, ".stapsdt.base");
 	if (!ns) {

@@ -165,6 +165,8 @@ int ut_uprobe_perf_open(const char *path, uint64_t offset, uint64_t ref_ctr,
 
 /* ---- ELF ---- */
 
+/* These read ELF64 files, and ELF32 ones (i686 programs) as well. */
+
 /* File offset of symbol @sym in ELF file @path (st_value - p_vaddr + p_offset). */
 int64_t ut_elf_sym_offset(const char *path, const char *sym);
 /* Virtual address (st_value) of symbol @sym, or -1. */
