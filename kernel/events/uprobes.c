@@ -3797,6 +3797,13 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 
 	*want_return = false;
 	*seen = false;
+	/*
+	 * A hit happens on one CPU: consumers that count per CPU (perf
+	 * events bound to a CPU, each with its own consumer) must all see
+	 * the same one, or a migration between two of them counts the hit
+	 * twice or not at all. The handlers may still sleep.
+	 */
+	migrate_disable();
 	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
 		rc = uc->handler ? uc->handler(uc, regs) : 0;
@@ -3805,6 +3812,7 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 		*want_return |= !!uc->ret_handler;
 		*seen = true;
 	}
+	migrate_enable();
 	return remove;
 }
 
@@ -4084,6 +4092,8 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	instruction_pointer_set(regs, ri->orig_ret);
+	/* One CPU for all consumers of a return, as in run_handlers(). */
+	migrate_disable();
 	do {
 		list_for_each_entry_srcu(uc, &ri->uprobe->consumers, node,
 					 srcu_read_lock_held(&uprobes_srcu)) {
@@ -4093,6 +4103,7 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 		chained = ri->chained;
 		drop_return_instance(utask, link);
 	} while (chained && (ri = *link) && ri->stack == stack);
+	migrate_enable();
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return;
 
