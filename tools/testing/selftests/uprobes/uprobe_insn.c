@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -807,9 +808,11 @@ static void *storm_thread(void *arg)
  * A SIGUSR1 storm from another thread while a probed instruction that is
  * stepped out of line (a RIP-relative add) runs at least 2000 times, until
  * 50 signals were handled: every result right, every call a hit
- * (uprobe_profile), and no signal frame ever shows the XOL area.
+ * (uprobe_profile), and no signal frame ever shows the XOL area. The loop
+ * starts once the first signal came, so a storm thread that a loaded host
+ * schedules late does not stretch it to its 200000-call bound.
  */
-TEST_F(insn, rip_add_signal_storm)
+TEST_F_TIMEOUT(insn, rip_add_signal_storm, 120)
 {
 	struct sigaction sa = { .sa_sigaction = storm_sig,
 				.sa_flags = SA_SIGINFO }, old;
@@ -827,6 +830,8 @@ TEST_F(insn, rip_add_signal_storm)
 	tid = syscall(SYS_gettid);
 	UT_WRITE_ONCE(storm_stop, 0);
 	ASSERT_EQ(0, pthread_create(&th, NULL, storm_thread, &tid));
+	while (!UT_READ_ONCE(storm_signals))
+		sched_yield();
 	for (i = 0; i < 2000 ||
 	     (UT_READ_ONCE(storm_signals) < 50 && i < 200000); i++)
 		if (ui_rip_add(i) != 2 * i + 1000 + 8)
