@@ -19,6 +19,7 @@
 #include <sys/rseq.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -965,16 +966,12 @@ const char *ut_helper(const char *name)
 
 int ut_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	char path[64];
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
+				.iov_len = len };
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, len, (off_t)addr);
-	close(fd);
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;

@@ -199,6 +199,12 @@ const char *ut_self_exe(void);
 /* Absolute path of helper file @name next to the test binary. */
 const char *ut_helper(const char *name);
 
+/*
+ * Read @len bytes at @addr of @pid's memory as the task sees it
+ * (process_vm_readv()): breakpoints included, unlike a debugger's view
+ * through ptrace or /proc/PID/mem, which ours shows the instructions under
+ * a probe's breakpoint. 0 or -errno.
+ */
 int ut_proc_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 int ut_proc_read_u16(pid_t pid, uint64_t addr, uint16_t *val);
 int ut_proc_read_u8(pid_t pid, uint64_t addr, uint8_t *val);
