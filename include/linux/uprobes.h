@@ -164,6 +164,10 @@ struct return_instance {
  * @spare_instances: freed instances kept for the next calls
  * @nr_spare: number of @spare_instances
  * @signals_held: uprobe_deny_signal() held a signal back during the step
+ * @debugger_vaddr: the probed address whose hit, handlers run, was just
+ *	reported to a debugger whose breakpoint is over ours; the next trap
+ *	there, before any single-step trap, is the debugger resuming the task
+ *	at the instruction, which then runs without the handlers. 0 for none
  */
 struct uprobe_task {
 	enum uprobe_task_state state;
@@ -177,6 +181,7 @@ struct uprobe_task {
 	struct return_instance *spare_instances;
 	unsigned int nr_spare;
 	bool signals_held;
+	unsigned long debugger_vaddr;
 };
 
 /**
@@ -241,6 +246,11 @@ bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
 struct page *uprobe_return_table(struct mm_struct *mm);
 void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 				 unsigned int nr);
+void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
+			unsigned long addr, void *buf, int len);
+bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
+			 void *kaddr, unsigned long addr, const void *buf,
+			 int len);
 void uprobes_init(void);
 
 /*
@@ -559,6 +569,20 @@ static inline struct page *uprobe_return_table(struct mm_struct *mm)
 static inline void uprobe_fixup_user_callchain(struct pt_regs *regs,
 					       u64 *ips, unsigned int nr)
 {
+}
+
+static inline void uprobe_remote_read(struct vm_area_struct *vma,
+				      const void *kaddr, unsigned long addr,
+				      void *buf, int len)
+{
+}
+
+static inline bool uprobe_remote_write(struct vm_area_struct *vma,
+				       struct page *page, void *kaddr,
+				       unsigned long addr, const void *buf,
+				       int len)
+{
+	return false;
 }
 
 static inline void uprobes_init(void)

@@ -142,6 +142,27 @@
  *     parent's table is unmapped before its mappings are copied
  *     (unmap_return_table()), so the child maps only its own.
  *
+ * Debuggers
+ *   A debugger reads and writes a traced task's text through
+ *   access_remote_vm() (ptrace, /proc/pid/mem), which calls
+ *   uprobe_remote_read() and uprobe_remote_write() for the pages it copies.
+ *   Where our breakpoint is, the debugger sees the site's @shown bytes: the
+ *   original instruction, until it writes there. A write of its own
+ *   breakpoint or of the original bytes only changes @shown; our breakpoint
+ *   stays in memory. A hit on a site whose @shown is a breakpoint runs the
+ *   handlers and then gives the debugger the SIGTRAP it would have had.
+ *   The debugger steps over its breakpoint either with a copy of the
+ *   instruction of its own (a step trap ends that) or in place: it puts
+ *   the original back, and our breakpoint traps again at once; that trap
+ *   (uprobe_task.debugger_vaddr) runs the instruction without the handlers.
+ *   So the debugger stops, and the probe counts, once per execution. A
+ *   debugger that moves the task elsewhere instead and takes its breakpoint
+ *   out leaves the next hit there uncounted. Anything else written
+ *   over our breakpoint is written (a debugger patching code): the probe is
+ *   off there in that process, with a log line. Removing the site writes
+ *   back what @shown holds; installing over a breakpoint found in a
+ *   private copy of the page adopts it as the debugger's.
+ *
  * Walks and fork
  *   Register, unregister and uprobe_apply() walk the mms that map the
  *   probed page: collected under i_mmap_rwsem, then visited one by one
@@ -329,12 +350,19 @@ static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
  * @pending: entered in the table before its breakpoint is written and its
  *	counter raised (install_site()); a hit that finds it so waits for
  *	the installer (find_hit())
+ * @shown: what a debugger reads at @vaddr while our breakpoint is there:
+ *	the original opcode, or what it wrote over it (its own breakpoint,
+ *	which then traps for it; see "Debuggers"). Written under the
+ *	mmap_lock, for read by a debugger's write (two debuggers writing the
+ *	same site at once leave one of their values), read by the hit path
+ *	with READ_ONCE()
  * @rcu: deferred free; a site is only ever freed by RCU once it was in
  *	the table
  */
 struct uprobe_site {
 	struct uprobe *uprobe;
 	unsigned long vaddr;
+	uprobe_opcode_t shown;
 	unsigned int xol_slot;
 	bool ref_ctr_done;
 	bool detached;
@@ -902,6 +930,10 @@ retry:
 	 * ours always live in an anonymous copy, and installing one where a
 	 * breakpoint already is would take over somebody else's.
 	 */
+	if (install && is_swbp_insn(&cur) && PageAnon(old)) {
+		ret = -EEXIST;	/* somebody's breakpoint in a copy of the page */
+		goto put_old;
+	}
 	if (install ? memcmp(&cur, &auprobe->insn, UPROBE_SWBP_INSN_SIZE) :
 	    !is_swbp_insn(&cur) || !PageAnon(old)) {
 		ret = -EBUSY;
@@ -974,7 +1006,8 @@ put_old:
  * Only the file's own page or an anonymous copy of it is ever written.
  *
  * Return: 0, or -errno (-EBUSY: the opcode there is not the expected one;
- * -EXDEV: the page there is not the file's, e.g. the zero page).
+ * -EEXIST: installing where a breakpoint already is, in a private copy of
+ * the page; -EXDEV: the page there is not the file's, e.g. the zero page).
  */
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 			unsigned long vaddr, uprobe_opcode_t opcode)
@@ -1248,6 +1281,73 @@ static int analyse_in(struct uprobe *uprobe, struct mm_struct *mm,
 }
 
 /*
+ * Read the UPROBE_SWBP_INSN_SIZE bytes at @vaddr of @mm into *@opcode.
+ * Caller holds the mmap_lock.
+ */
+static int read_opcode(struct mm_struct *mm, unsigned long vaddr,
+		       uprobe_opcode_t *opcode)
+{
+	struct page *page;
+	long got;
+
+	mmap_assert_locked(mm);
+	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL,
+				    NULL);
+	if (got != 1)
+		return got < 0 ? got : -EFAULT;
+	memcpy_from_page((void *)opcode, page, offset_in_page(vaddr),
+			 UPROBE_SWBP_INSN_SIZE);
+	put_page(page);
+	return 0;
+}
+
+/*
+ * Is the instruction at @vaddr of @mm one that @is recognises (our
+ * breakpoint, or any trap)? 1 if so, 0 if not, -errno if it cannot be
+ * read. Caller holds the mmap_lock.
+ */
+static int trap_at(struct mm_struct *mm, unsigned long vaddr,
+		   bool (*is)(uprobe_opcode_t *insn))
+{
+	uprobe_opcode_t opcode = 0;
+	int ret = read_opcode(mm, vaddr, &opcode);
+
+	return ret ? ret : is(&opcode);
+}
+
+/* The first instruction word of @uprobe's original instruction. */
+static uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
+{
+	uprobe_opcode_t opcode = 0;
+
+	memcpy(&opcode, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
+	return opcode;
+}
+
+/* A debugger's breakpoint is over @site's: the trap is the debugger's. */
+static bool debugger_bp(struct uprobe_site *site)
+{
+	uprobe_opcode_t shown = READ_ONCE(site->shown);
+
+	return is_trap_insn(&shown);
+}
+
+/* Has @um a detached site of @uprobe (a breakpoint of ours that moved)? */
+static bool detached_site_of(struct uprobes_mm *um, struct uprobe *uprobe)
+{
+	struct uprobe_site *site;
+	unsigned long index;
+
+	if (!um->vmas_changed)
+		return false;
+	xa_for_each(&um->sites, index, site) {
+		if (site->uprobe == uprobe && site->detached)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Patch @uprobe in at @vaddr of @vma (where @vma maps its offset) and
  * record the site; the probe's counter goes up once per mm, now or when
  * its page gets mapped. Idempotent.
@@ -1283,6 +1383,7 @@ static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 		return -ENOMEM;
 	site->uprobe = site_get_uprobe(uprobe);
 	site->vaddr = vaddr;
+	site->shown = orig_opcode(uprobe);
 	site->pending = true;
 	ret = sites_insert(um, site);
 	if (ret)
@@ -1291,6 +1392,15 @@ static int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 	if (ret)
 		goto erase_site;
 	ret = set_swbp(&uprobe->arch, mm, vaddr);
+	if (ret == -EEXIST) {
+		/*
+		 * A breakpoint in a copy of the page: a debugger's, which it
+		 * stays (see "Debuggers"), unless it is ours and mremap()
+		 * moved it here (find_hit_slow() adopts it then).
+		 */
+		ret = detached_site_of(um, uprobe) ? -EBUSY :
+		      read_opcode(mm, vaddr, &site->shown);
+	}
 	if (ret)
 		goto drop_ctr;
 	hot_add(mm, um, site);
@@ -1306,38 +1416,6 @@ put_site:
 	site_put_uprobe(site);
 	call_rcu(&site->rcu, free_site_rcu);
 	return ret;
-}
-
-/*
- * Is the instruction at @vaddr of @mm one that @is recognises (our
- * breakpoint, or any trap)? 1 if so, 0 if not, -errno if it cannot be
- * read. Caller holds the mmap_lock.
- */
-static int trap_at(struct mm_struct *mm, unsigned long vaddr,
-		   bool (*is)(uprobe_opcode_t *insn))
-{
-	uprobe_opcode_t opcode = 0;
-	struct page *page;
-	long got;
-
-	mmap_assert_locked(mm);
-	got = get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE, &page, NULL,
-				    NULL);
-	if (got != 1)
-		return got < 0 ? got : -EFAULT;
-	memcpy_from_page((void *)&opcode, page, offset_in_page(vaddr),
-			 UPROBE_SWBP_INSN_SIZE);
-	put_page(page);
-	return is(&opcode);
-}
-
-/* The first instruction word of @uprobe's original instruction. */
-static uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
-{
-	uprobe_opcode_t opcode = 0;
-
-	memcpy(&opcode, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
-	return opcode;
 }
 
 /*
@@ -1378,11 +1456,12 @@ static bool page_has_other_site(struct uprobes_mm *um,
 }
 
 /*
- * Remove @site from @mm: restore the instruction if our breakpoint is still
- * there, take the probe's +1 off the counter if this was its last site in
- * @mm (else hand it over), forget the site. A restore that fails for lack
- * of memory (or a signal) keeps the site, which still owns its breakpoint: the
- * next walk, or a hit that nobody wants, tries again.
+ * Remove @site from @mm: if our breakpoint is still there, restore what a
+ * debugger sees there (the instruction, or the debugger's breakpoint), take
+ * the probe's +1 off the counter if this was its last site in @mm (else
+ * hand it over), forget the site. A restore that fails for lack of memory
+ * (or a signal) keeps the site, which still owns its breakpoint: the next
+ * walk, or a hit that nobody wants, tries again.
  *
  * Return: 0, or the error that kept the site.
  */
@@ -1391,6 +1470,7 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	struct uprobes_mm *um = mm->uprobes_state.sites;
 	struct uprobe *uprobe = site->uprobe;
 	struct vm_area_struct *vma;
+	uprobe_opcode_t shown;
 	bool dead = true;
 	int ret;
 
@@ -1398,8 +1478,10 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	vma = vma_lookup(mm, site->vaddr);
 	if (vma && (!site->detached || bp_still_there(uprobe, vma, site->vaddr))) {
 		dead = false;
-		ret = write_opcode(&uprobe->arch, vma, site->vaddr,
-				   orig_opcode(uprobe),
+		/* What a debugger sees there: a breakpoint like ours stays. */
+		shown = READ_ONCE(site->shown);
+		ret = is_swbp_insn(&shown) ? 0 :
+		      write_opcode(&uprobe->arch, vma, site->vaddr, shown,
 				   !page_has_other_site(um, site));
 		if (ret == -ENOMEM || ret == -ENOSPC || ret == -EINTR ||
 		    ret == -ERESTARTSYS)
@@ -1550,6 +1632,148 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 			err = ret;
 	}
 	return err;
+}
+
+/* ------------------------------------------------------- debuggers */
+
+/*
+ * The next site of @um, from *@index up to @last, with our breakpoint in
+ * the page of @vma that @kaddr maps: attached, wholly in that page and in
+ * @vma. Caller holds the mmap_lock.
+ */
+static struct uprobe_site *next_site_in_page(struct uprobes_mm *um,
+					     struct vm_area_struct *vma,
+					     const void *kaddr,
+					     unsigned long *index,
+					     unsigned long last)
+{
+	unsigned long page = *index & PAGE_MASK;
+	struct uprobe_site *site;
+	uprobe_opcode_t cur = 0;
+
+	mmap_assert_locked(vma->vm_mm);
+	xa_for_each_range(&um->sites, *index, site, *index, last) {
+		if (site->detached || site->pending ||
+		    site->vaddr < vma->vm_start ||
+		    site->vaddr + UPROBE_SWBP_INSN_SIZE > vma->vm_end ||
+		    site->vaddr + UPROBE_SWBP_INSN_SIZE > page + PAGE_SIZE)
+			continue;
+		memcpy(&cur, kaddr + (site->vaddr - page),
+		       UPROBE_SWBP_INSN_SIZE);
+		if (is_swbp_insn(&cur)) {
+			(*index)++;
+			return site;
+		}
+	}
+	return NULL;
+}
+
+/* Where a debugger access of [@addr, @addr + @len) starts looking for sites. */
+static unsigned long first_site_index(struct vm_area_struct *vma,
+				      unsigned long addr)
+{
+	unsigned long first = addr & PAGE_MASK;
+
+	if (addr - first >= UPROBE_SWBP_INSN_SIZE)
+		first = addr - (UPROBE_SWBP_INSN_SIZE - 1);
+	return max(first, vma->vm_start);
+}
+
+/**
+ * uprobe_remote_read - show a debugger the text under our breakpoints
+ * @vma: the mapping read; its mm's mmap_lock is held
+ * @kaddr: a kernel mapping of the page read
+ * @addr: the user address of @buf[0], in that page
+ * @buf: what access_remote_vm() just copied from it
+ * @len: how many bytes
+ *
+ * ptrace() and /proc/pid/mem read what is there for the debugger where our
+ * breakpoint is: the original instruction, or the breakpoint the debugger
+ * wrote over ours.
+ */
+void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
+			unsigned long addr, void *buf, int len)
+{
+	struct uprobes_mm *um = uprobes_mm_of(vma->vm_mm);
+	unsigned long index, from, to;
+	struct uprobe_site *site;
+	uprobe_opcode_t shown;
+
+	if (!um || !vma->vm_file || len <= 0)
+		return;
+	index = first_site_index(vma, addr);
+	while ((site = next_site_in_page(um, vma, kaddr, &index,
+					 addr + len - 1))) {
+		shown = READ_ONCE(site->shown);
+		from = max(site->vaddr, addr);
+		to = min(site->vaddr + UPROBE_SWBP_INSN_SIZE, addr + len);
+		memcpy(buf + (from - addr),
+		       (void *)&shown + (from - site->vaddr), to - from);
+	}
+}
+
+/**
+ * uprobe_remote_write - take a debugger's write over our breakpoints
+ * @vma: the mapping written; its mm's mmap_lock is held
+ * @page: the page written (a private copy: FOLL_FORCE broke COW)
+ * @kaddr: a kernel mapping of @page
+ * @addr: the user address where @buf goes, in that page
+ * @buf: what the debugger writes
+ * @len: how many bytes
+ *
+ * A write that covers our breakpoint writes what it is shown instead
+ * (&struct uprobe_site.shown): the original instruction, or a breakpoint,
+ * keep ours in memory (a breakpoint of the debugger's then traps for it:
+ * find_hit()); anything else is written, and the probe is off at that
+ * address in this process.
+ *
+ * Return: true if the write was done here, false if the caller does it
+ * (nothing of ours in the range).
+ */
+bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
+			 void *kaddr, unsigned long addr, const void *buf,
+			 int len)
+{
+	struct uprobes_mm *um = uprobes_mm_of(vma->vm_mm);
+	unsigned long index, from, to, done = addr, page_va = addr & PAGE_MASK;
+	struct uprobe_site *site;
+	uprobe_opcode_t shown;
+	bool found = false;
+
+	if (!um || !vma->vm_file || len <= 0)
+		return false;
+	index = first_site_index(vma, addr);
+	while ((site = next_site_in_page(um, vma, kaddr, &index,
+					 addr + len - 1))) {
+		found = true;
+		from = max(site->vaddr, addr);
+		to = min(site->vaddr + UPROBE_SWBP_INSN_SIZE, addr + len);
+		if (from > done)
+			copy_to_user_page(vma, page, done,
+					  kaddr + (done - page_va),
+					  buf + (done - addr), from - done);
+		done = to;
+		shown = READ_ONCE(site->shown);
+		memcpy((void *)&shown + (from - site->vaddr),
+		       buf + (from - addr), to - from);
+		WRITE_ONCE(site->shown, shown);
+		if (is_trap_insn(&shown) ||
+		    !memcmp(&shown, &site->uprobe->arch.insn,
+			    UPROBE_SWBP_INSN_SIZE))
+			continue;
+		copy_to_user_page(vma, page, site->vaddr,
+				  kaddr + (site->vaddr - page_va), &shown,
+				  UPROBE_SWBP_INSN_SIZE);
+		pr_notice_ratelimited("uprobes: %s[%d] wrote over a probed instruction (at %#lx): the probe is off there in that process\n",
+				      current->comm, task_pid_nr(current),
+				      site->vaddr);
+	}
+	if (!found)
+		return false;
+	if (addr + len > done)
+		copy_to_user_page(vma, page, done, kaddr + (done - page_va),
+				  buf + (done - addr), addr + len - done);
+	return true;
 }
 
 /* ---------------------------------------------------------- walks */
@@ -3590,7 +3814,9 @@ NOKPROBE_SYMBOL(uprobe_pre_sstep_notifier);
  * @regs: the user registers after the step
  *
  * Called by the architecture's step trap handler, in the trap's context.
- * The step's fix-ups run on the way back to user mode.
+ * The step's fix-ups run on the way back to user mode. Any step trap also
+ * ends the wait for a debugger to resume current at a probed instruction
+ * (&struct uprobe_task.debugger_vaddr): it stepped a copy of its own.
  *
  * Return: 1 if current was stepping an instruction copy for us, else 0.
  */
@@ -3598,7 +3824,10 @@ int uprobe_post_sstep_notifier(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 
-	if (!utask || utask->state != UTASK_SSTEP)
+	if (!utask)
+		return 0;
+	utask->debugger_vaddr = 0;
+	if (utask->state != UTASK_SSTEP)
 		return 0;
 	utask->state = UTASK_SSTEP_ACK;
 	set_thread_flag(TIF_UPROBE);
@@ -4166,12 +4395,13 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
  * The slow path of finding the probe behind the breakpoint at @bp, after VMA
  * changes: re-validate a detached site, settle one whose text is gone, or
  * adopt a breakpoint whose page mremap() moved (its detached site moves along).
- * Returns the probe (valid in the caller's SRCU section) or NULL; then
- * *@foreign says whether a breakpoint that is not ours is still there.
+ * Returns the probe (valid in the caller's SRCU section), *@debugger set if
+ * a debugger's breakpoint is over ours, or NULL; then *@foreign says
+ * whether a breakpoint that is not ours is still there.
  */
 static struct uprobe *find_hit_slow(struct mm_struct *mm,
 				    struct uprobes_mm *um, unsigned long bp,
-				    bool *foreign)
+				    bool *foreign, bool *debugger)
 {
 	struct uprobe *uprobe = NULL, *found;
 	struct vm_area_struct *vma;
@@ -4186,6 +4416,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 		if (!site->detached ||
 		    (vma && bp_still_there(site->uprobe, vma, bp))) {
 			WRITE_ONCE(site->detached, false);
+			*debugger = debugger_bp(site);
 			uprobe = site->uprobe;
 			goto unlock;
 		}
@@ -4216,6 +4447,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 			xa_store(&um->sites, bp, site, GFP_KERNEL);
 			hot_add(mm, um, site);
 			uprobe = found;	/* the site holds a reference */
+			*debugger = debugger_bp(site);
 			break;
 		}
 	}
@@ -4232,8 +4464,9 @@ unlock:
 
 /*
  * The probe behind the breakpoint at @bp: an attached site, else the slow path
- * (after VMA changes); NULL if none, and then *@foreign says whether an
- * breakpoint that is not ours is there.
+ * (after VMA changes), with *@debugger set if a debugger's breakpoint is over
+ * ours; NULL if none, and then *@foreign says whether a breakpoint that is not
+ * ours is there.
  *
  * A site still pending (install_site() holds the mmap_lock for write) or
  * a miss is looked at again with the writers out: the install is then
@@ -4243,35 +4476,38 @@ unlock:
  */
 static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 			       unsigned long bp, bool *foreign,
-			       unsigned int *slot)
+			       unsigned int *slot, bool *debugger)
 {
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
 
 	*foreign = false;
+	*debugger = false;
 	*slot = 0;
 	rcu_read_lock();
 	site = site_lookup(um, bp);
 	if (site && !READ_ONCE(site->detached) && !READ_ONCE(site->pending)) {
 		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
 		*slot = READ_ONCE(site->xol_slot);
+		*debugger = debugger_bp(site);
 	}
 	rcu_read_unlock();
 	if (uprobe)
 		return uprobe;
 	if (READ_ONCE(um->vmas_changed))
-		return find_hit_slow(mm, um, bp, foreign);
+		return find_hit_slow(mm, um, bp, foreign, debugger);
 
 	mmap_read_lock(mm);
 	if (READ_ONCE(um->vmas_changed)) {
 		mmap_read_unlock(mm);
-		return find_hit_slow(mm, um, bp, foreign);
+		return find_hit_slow(mm, um, bp, foreign, debugger);
 	}
 	rcu_read_lock();
 	site = site_lookup(um, bp);
 	if (site && !site->detached && !site->pending) {
 		uprobe = site->uprobe;
 		*slot = site->xol_slot;
+		*debugger = debugger_bp(site);
 	}
 	rcu_read_unlock();
 	if (!uprobe)
@@ -4310,14 +4546,14 @@ static unsigned long get_slot_after_gp(struct mm_struct *mm,
  */
 static bool handle_hit(struct pt_regs *regs)
 {
-	unsigned long bp = uprobe_get_swbp_addr(regs), slot_addr;
+	unsigned long bp = uprobe_get_swbp_addr(regs), slot_addr, trap_ip;
 	struct mm_struct *mm = current->mm;
 	struct uprobes_mm *um;
 	unsigned int slot, hint;
 	struct uprobe_stats __percpu *stats;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	bool remove, want_return, foreign, wait, seen;
+	bool remove, want_return, foreign, wait, seen, debugger;
 	int idx;
 
 	if (is_return_trap(mm, bp, &slot_addr)) {
@@ -4329,7 +4565,7 @@ static bool handle_hit(struct pt_regs *regs)
 		return false;
 
 	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_hit(mm, um, bp, &foreign, &hint);
+	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger);
 	if (!uprobe) {
 		srcu_read_unlock(&uprobes_srcu, idx);
 		if (foreign)
@@ -4339,14 +4575,28 @@ static bool handle_hit(struct pt_regs *regs)
 		return true;
 	}
 	/* Whatever happens next starts at the probed instruction. */
+	trap_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, bp);
 	/* A conditional instruction whose condition fails: skipped. */
-	if (arch_uprobe_ignore(&uprobe->arch, regs))
+	if (!debugger && arch_uprobe_ignore(&uprobe->arch, regs))
 		goto out;
 	utask = get_utask();
 	if (!utask) {
 		this_cpu_inc(probe_stats(uprobe)->missed);
-		goto out;
+		goto out_debugger;
+	}
+	/*
+	 * The debugger that was told of this hit resumes the task at the
+	 * instruction: it runs without the handlers, which ran then.
+	 */
+	if (unlikely(utask->debugger_vaddr)) {
+		bool again = !debugger && utask->debugger_vaddr == bp;
+
+		utask->debugger_vaddr = 0;
+		if (again) {
+			stats = &unseen_hits;
+			goto run_insn;
+		}
 	}
 
 	utask->auprobe = &uprobe->arch;
@@ -4372,6 +4622,13 @@ static bool handle_hit(struct pt_regs *regs)
 		prepare_return(uprobe, regs, utask);
 	if (instruction_pointer(regs) != bp)
 		goto done;		/* a handler moved the task on */
+	if (unlikely(debugger)) {
+		/* The debugger steps the instruction, or has us run it. */
+		this_cpu_inc(stats->stepped);
+		utask->debugger_vaddr = bp;
+		goto out_debugger;
+	}
+run_insn:
 	if (arch_uprobe_skip_sstep(&uprobe->arch, regs)) {
 		this_cpu_inc(stats->emulated);
 		goto done;
@@ -4420,6 +4677,14 @@ done:
 out:
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return true;
+
+out_debugger:
+	srcu_read_unlock(&uprobes_srcu, idx);
+	if (!debugger)
+		return true;
+	/* The debugger's breakpoint: its SIGTRAP, as if ours were not there. */
+	instruction_pointer_set(regs, trap_ip);
+	return false;
 }
 
 /* Signals held back during the step may be delivered now. */

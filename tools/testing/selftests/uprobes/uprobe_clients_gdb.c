@@ -5,7 +5,10 @@
  * tracefs probes are enabled on the instructions it stops or steps on,
  * and the suite itself single-steps a child with raw ptrace:
  *  - a gdb breakpoint on a probed instruction stops at every call, and the
- *    probe counts every call;
+ *    probe counts every call; so does a tracer's int3 written with
+ *    PTRACE_POKETEXT over the probe's, or before the probe came, and
+ *    ptrace and /proc/PID/mem read the instruction there, not the probe's
+ *    int3;
  *  - gdb breakpoints on the ret of a return-probed function and on the
  *    instruction after its call stop at every call with the value
  *    returned, and gdb's backtrace there shows the real caller;
@@ -22,7 +25,7 @@
  * The program's results, the probes' hit counts and every stop address
  * are exact; the kernel log must have no BUG or WARNING.
  *
- * Stock 6.1 fails three of these, as the tests expect there: gdb's
+ * Stock 6.1 fails these, as the tests expect there: a debugger's
  * breakpoint on a probed instruction never stops (gdb reads the probe's
  * int3 as the instruction, and the probe takes the trap); a step over a
  * probed instruction is reported with a SIGTRAP sent as kill() sends it
@@ -546,13 +549,6 @@ TEST_F_TIMEOUT(gdb_insn, gdb_break, UG_TIMEOUT)
 	int status, n, i;
 	pid_t pid;
 
-	/*
-	 * Not done yet in ours: gdb reads the probe's int3 as the instruction,
-	 * so its breakpoint changes nothing and every trap there is the
-	 * probe's (as on stock 6.1). UT_GDB_BREAK=1 runs it anyway.
-	 */
-	if (!ut_impl_is_stock() && !getenv("UT_GDB_BREAK"))
-		SKIP(return, "not delivered yet: a debugger's int3 over a probe's");
 	if (ug_start(_metadata, c, true))
 		return;
 	ASSERT_EQ(0, ug_probe(c, target, variant->in.sym, variant->in.ev));
@@ -583,6 +579,8 @@ TEST_F_TIMEOUT(gdb_insn, gdb_break, UG_TIMEOUT)
 			TH_LOG("gdb read %#lx at %s; gdb: %s",
 			       ug_value(c, "byte"), variant->in.sym, c->out);
 		}
+		EXPECT_EQ(*(unsigned char *)variant->in.insn,
+			  ug_value(c, "byte"));
 	}
 	for (i = 0; i < n && i < UG_MAX_VALS; i++)
 		EXPECT_EQ(variant->in.insn - (const char *)ug_body, hits[i]);
@@ -760,6 +758,177 @@ TEST_F_TIMEOUT(gdb_insn, ptrace_tf, UG_TIMEOUT)
 	if (ug_start(_metadata, &self->c, false))
 		return;
 	ug_pt_body_check(_metadata, &self->c, &variant->in, true);
+}
+
+/* The byte at @addr of @pid as ptrace and /proc/PID/mem read it; -1 if they differ. */
+static int ug_pt_peek_byte(pid_t pid, uintptr_t addr)
+{
+	unsigned char mem = 0;
+	char path[64];
+	long word;
+	int fd;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
+	if (errno)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &mem, 1, addr) != 1)
+		mem = ~word & 0xff;
+	close(fd);
+	return mem == (word & 0xff) ? mem : -1;
+}
+
+/* Write @byte at @addr of @pid as debuggers do (PTRACE_POKETEXT); 0 or -1. */
+static int ug_pt_poke_byte(pid_t pid, uintptr_t addr, unsigned char byte)
+{
+	long word;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
+	if (errno)
+		return -1;
+	return ptrace(PTRACE_POKETEXT, pid, addr, (word & ~0xffL) | byte);
+}
+
+/*
+ * Debug the probed instruction of the stopped child @pid as debuggers do
+ * with a breakpoint on it (stepping in place), for @calls calls: run to
+ * the tracer's int3 there (a SIGTRAP just past it; the probe counted the
+ * call), put the instruction back and step it (the step stops at the next
+ * instruction; the probe does not count the call again), put the int3
+ * back. Counts the stops at the instruction in *@stops.
+ */
+static void ug_pt_break_loop(struct __test_metadata *_metadata,
+			     const struct ug_insn *in, pid_t pid, int orig,
+			     int calls, int *stops)
+{
+	uintptr_t at = (uintptr_t)in->insn;
+	struct user_regs_struct regs;
+	struct ug_stop st;
+	int status, i, next = -1;
+
+	for (i = 0; i < UG_BODY_INSNS - 1; i++)
+		if (ug_body_insns[i] == in->insn)
+			next = i + 1;
+	ASSERT_LT(0, next);
+	for (*stops = 0; *stops < calls; (*stops)++) {
+		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, ug_pt_stop(pid, status, &st));
+		ASSERT_EQ(SIGTRAP, st.sig);
+		ASSERT_EQ(at + 1, st.ip);
+		EXPECT_EQ(*stops + 1, ut_trace_count(in->ev, pid));
+		EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
+		ASSERT_EQ(0, ug_pt_poke_byte(pid, at, orig));
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+		regs.rip = at;
+		ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+		ASSERT_EQ(0, ug_pt_step(pid, &st));
+		EXPECT_EQ(SIGTRAP, st.sig);
+		EXPECT_EQ((uintptr_t)ug_body_insns[next], st.ip);
+		EXPECT_EQ(*stops + 1, ut_trace_count(in->ev, pid));
+		EXPECT_EQ(orig, ug_pt_peek_byte(pid, at));
+		ASSERT_EQ(0, ug_pt_poke_byte(pid, at, UT_TRAP_BYTE));
+	}
+}
+
+/*
+ * A tracer's int3 written over the probed instruction (PTRACE_POKETEXT)
+ * stops the child at each call, ptrace and /proc/PID/mem read the
+ * instruction there (or the tracer's int3), the probe counts each call
+ * once, and the int3 stays when the probe goes. Stock 6.1 reads the
+ * probe's int3 as the instruction.
+ */
+TEST_F_TIMEOUT(gdb_insn, ptrace_break_over_probe, UG_TIMEOUT)
+{
+	uintptr_t at = (uintptr_t)variant->in.insn;
+	struct ug_ctx *c = &self->c;
+	int orig = UT_READ_ONCE(*(unsigned char *)variant->in.insn);
+	struct user_regs_struct regs;
+	int status, extra, stops;
+	struct ug_stop st;
+	pid_t pid;
+
+	if (ug_start(_metadata, c, false))
+		return;
+	ASSERT_EQ(0, ug_probe(c, ut_self_exe(), variant->in.sym,
+			      variant->in.ev));
+	pid = ug_pt_child(c, ug_body, ug_body_sum(UG_PT_CALLS));
+	ASSERT_LT(0, pid);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
+		UT_STOCK_FAILS("a tracer reads the probe's int3 at the %s",
+			       variant->in.ev);
+		return;
+	}
+	EXPECT_EQ(orig, ug_pt_peek_byte(pid, at));
+	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, UT_TRAP_BYTE));
+	ug_pt_break_loop(_metadata, &variant->in, pid, orig, UG_PT_CALLS - 1,
+			 &stops);
+	/* the probe goes: the tracer's int3 is still there, then taken out */
+	ASSERT_EQ(0, ut_event_enable(c->grp, variant->in.ev, false));
+	EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, ug_pt_stop(pid, status, &st));
+	EXPECT_EQ(SIGTRAP, st.sig);
+	ASSERT_EQ(at + 1, st.ip);
+	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, orig));
+	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+	regs.rip = at;
+	ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+	status = ug_pt_finish(c, pid, &extra);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("child status %#x", status);
+	}
+	EXPECT_EQ(0, extra);
+	EXPECT_EQ(UG_PT_CALLS - 1, ut_trace_count(variant->in.ev, pid));
+}
+
+/*
+ * A tracer's int3 written before the probe is enabled stays the tracer's:
+ * it stops the child first, then the probe counts every call once. Stock
+ * 6.1 takes the tracer's int3 for the probe's and never stops the child.
+ */
+TEST_F_TIMEOUT(gdb_insn, ptrace_break_then_probe, UG_TIMEOUT)
+{
+	uintptr_t at = (uintptr_t)variant->in.insn;
+	struct ug_ctx *c = &self->c;
+	int orig = UT_READ_ONCE(*(unsigned char *)variant->in.insn);
+	int status, extra, stops;
+	pid_t pid;
+
+	if (ug_start(_metadata, c, false))
+		return;
+	pid = ug_pt_child(c, ug_body, ug_body_sum(UG_PT_CALLS));
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(orig, ug_pt_peek_byte(pid, at));
+	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, UT_TRAP_BYTE));
+	ASSERT_EQ(0, ug_probe(c, ut_self_exe(), variant->in.sym,
+			      variant->in.ev));
+	EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
+	if (ut_impl_is_stock()) {
+		/* the child runs through: the probe took the int3 */
+		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+		c->pid = -1;
+		UT_STOCK_FAILS("a tracer's int3 at the %s never stops the child",
+			       variant->in.ev);
+		return;
+	}
+	ug_pt_break_loop(_metadata, &variant->in, pid, orig, 1, &stops);
+	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, orig));
+	status = ug_pt_finish(c, pid, &extra);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("child status %#x", status);
+	}
+	EXPECT_EQ(0, extra);
+	EXPECT_EQ(UG_PT_CALLS, ut_trace_count(variant->in.ev, pid));
 }
 
 /* ---- a return-probed function ---- */
