@@ -84,6 +84,20 @@ struct uprobe_stats {
 	u64 missed;
 };
 
+/**
+ * struct uprobe_stack_fixup - a word of a user stack copy to replace
+ * @addr: its user address
+ * @size: its length, at most sizeof(@bytes)
+ * @bytes: what the copy holds there instead, in memory order
+ *
+ * Also without CONFIG_UPROBES, for callers of uprobe_user_stack_fixups().
+ */
+struct uprobe_stack_fixup {
+	unsigned long addr;
+	unsigned int size;
+	u8 bytes[8];
+};
+
 #ifdef CONFIG_UPROBES
 #include <asm/uprobes.h>
 
@@ -246,6 +260,10 @@ bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
 struct page *uprobe_return_table(struct mm_struct *mm);
 void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 				 unsigned int nr);
+
+int uprobe_user_stack_fixups(struct pt_regs *regs, unsigned long sp,
+			     unsigned long size, struct uprobe_stack_fixup *fix,
+			     int max);
 void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
 			unsigned long addr, void *buf, int len);
 bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
@@ -396,6 +414,8 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
 bool arch_uretprobe_is_alive(struct return_instance *ri, enum rp_check ctx,
 			     struct pt_regs *regs);
+int arch_uretprobe_ret_slot(struct return_instance *ri, struct pt_regs *regs,
+			    unsigned long *slot);
 unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs);
 int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr);
 void arch_uretprobe_fill_trampoline(void *slot);
@@ -569,6 +589,15 @@ static inline struct page *uprobe_return_table(struct mm_struct *mm)
 static inline void uprobe_fixup_user_callchain(struct pt_regs *regs,
 					       u64 *ips, unsigned int nr)
 {
+}
+
+static inline int uprobe_user_stack_fixups(struct pt_regs *regs,
+					   unsigned long sp,
+					   unsigned long size,
+					   struct uprobe_stack_fixup *fix,
+					   int max)
+{
+	return 0;
 }
 
 static inline void uprobe_remote_read(struct vm_area_struct *vma,

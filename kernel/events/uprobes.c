@@ -3625,6 +3625,64 @@ void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 	}
 }
 
+/**
+ * uprobe_user_stack_fixups - the real return addresses in a user stack copy
+ * @regs: current's user registers
+ * @sp: the user address where the copy starts
+ * @size: its length
+ * @fix: filled with up to @max fix-ups, by ascending address
+ * @max: how many @fix has room for
+ *
+ * A copy of current's user stack (perf's PERF_SAMPLE_STACK_USER, which a
+ * DWARF unwinder walks later, away from the task) holds our return address
+ * wherever a pending return probe replaced one in memory
+ * (arch_uretprobe_ret_slot()). For each such word in [@sp, @sp + @size) of
+ * a live instance, newest first as for uprobe_fixup_user_callchain(), this
+ * gives the bytes the copy should hold instead: the real return address.
+ *
+ * Runs in any context, NMI included, on current (see
+ * uprobe_fixup_user_callchain()).
+ *
+ * Return: how many of @fix were filled.
+ */
+int uprobe_user_stack_fixups(struct pt_regs *regs, unsigned long sp,
+			     unsigned long size, struct uprobe_stack_fixup *fix,
+			     int max)
+{
+	struct uprobe_task *utask = READ_ONCE(current->utask);
+	unsigned long slot, next = sp;
+	struct return_instance *ri;
+	unsigned int steps = 0;
+	int nr = 0, len;
+	u32 ret32;
+	u64 ret64;
+
+	if (!utask || !current->mm)
+		return 0;
+	for (ri = READ_ONCE(utask->return_instances);
+	     ri && nr < max && ++steps <= UPROBE_MAX_RETURN_DEPTH;
+	     ri = READ_ONCE(ri->next)) {
+		if (!arch_uretprobe_is_alive(ri, RP_CHECK_CHAIN_CALL, regs))
+			continue;
+		len = arch_uretprobe_ret_slot(ri, regs, &slot);
+		/* in order, once per slot (a chain of tail calls shares one) */
+		if ((len != sizeof(ret32) && len != sizeof(ret64)) ||
+		    slot < next || slot - sp > size || size - (slot - sp) < len)
+			continue;
+		fix[nr].addr = slot;
+		fix[nr].size = len;
+		ret32 = ri->orig_ret;
+		ret64 = ri->orig_ret;
+		if (len == sizeof(ret32))
+			memcpy(fix[nr].bytes, &ret32, len);
+		else
+			memcpy(fix[nr].bytes, &ret64, len);
+		next = slot + len;
+		nr++;
+	}
+	return nr;
+}
+
 /* Give @t (a forked child) a copy of current's pending return probes. */
 static int dup_return_instances(struct task_struct *t,
 				struct uprobe_task *utask)
@@ -4969,6 +5027,26 @@ arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 				  struct pt_regs *regs)
 {
 	return -1UL;
+}
+
+/**
+ * arch_uretprobe_ret_slot - where a pending return's address is in memory
+ * @ri: the pending instance; ->stack is the stack pointer at its entry
+ * @regs: the user registers now
+ * @slot: set to the user address of the word holding our return address
+ *
+ * For an architecture whose calls push the return address, that word is
+ * known until the function returns, and a copy of the stack (perf's
+ * user stack samples) can show the real one (uprobe_user_stack_fixups()).
+ * Called in any context, NMI included: must not sleep, fault or lock.
+ *
+ * Return: the word's size, or 0 if the return address is not at a known
+ * place in memory (this default: it was in a register at the call).
+ */
+int __weak arch_uretprobe_ret_slot(struct return_instance *ri,
+				   struct pt_regs *regs, unsigned long *slot)
+{
+	return 0;
 }
 
 /**

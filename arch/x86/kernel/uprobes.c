@@ -2052,6 +2052,24 @@ static unsigned int aup_ret_size(struct pt_regs *regs)
 }
 
 /**
+ * arch_uretprobe_ret_slot - where a pending return's address is in memory
+ * @ri: the pending instance
+ * @regs: current's user registers
+ * @slot: set to the return address's user address
+ *
+ * A call pushes the return address: it is at the stack pointer of the
+ * function's entry, 8 bytes in 64-bit code and 4 in 32-bit code.
+ *
+ * Return: its size, 0 for an odd mode.
+ */
+int arch_uretprobe_ret_slot(struct return_instance *ri, struct pt_regs *regs,
+			    unsigned long *slot)
+{
+	*slot = ri->stack;
+	return aup_ret_size(regs);
+}
+
+/**
  * arch_uretprobe_get_return_addr - read the return address of a call
  * @regs: registers at the probed function's first instruction
  *

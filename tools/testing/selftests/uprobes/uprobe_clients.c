@@ -719,6 +719,12 @@ TEST_F_TIMEOUT(clients, perf_record_fp_through_return_probe, 300)
 	perf_record_through_return_probe(_metadata, self, "fp");
 }
 
+/* perf record --call-graph dwarf (stack copies) through a pending return probe: real callers. */
+TEST_F_TIMEOUT(clients, perf_record_dwarf_through_return_probe, 300)
+{
+	perf_record_through_return_probe(_metadata, self, "dwarf");
+}
+
 /*
  * Check the ustack keys bpftrace printed at exit in @out. A stack with
  * uc_mid in it must have no bare address (an unknown frame, such as the
