@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,55 @@ static int tool_wait_line(struct tool *t, const char *line, int timeout_ms)
 		if (!strncmp(buf, line, strlen(line)))
 			return 0;
 	}
+}
+
+/* Is @nr a system call a tool waits in for time or events? */
+static bool waiting_syscall(long nr)
+{
+	static const long waits[] = {
+		SYS_clock_nanosleep, SYS_epoll_pwait, SYS_pselect6, SYS_ppoll,
+#ifdef SYS_nanosleep
+		SYS_nanosleep,
+#endif
+#ifdef SYS_epoll_wait
+		SYS_epoll_wait,
+#endif
+#ifdef SYS_select
+		SYS_select,
+#endif
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(waits); i++)
+		if (waits[i] == nr)
+			return true;
+	return false;
+}
+
+/*
+ * Wait until the tool's main thread waits in a system call for time or
+ * events (/proc/PID/syscall): past its start-up, in the loop that a
+ * SIGINT ends as it means to. 0, or -ETIMEDOUT after @timeout_ms.
+ */
+static int tool_wait_idle(struct tool *t, int timeout_ms)
+{
+	char path[64], *buf;
+	int waited;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", t->pid);
+	for (waited = 0; waited < timeout_ms; waited += 10) {
+		buf = ut_read_file(path, NULL);
+		if (buf && waiting_syscall(strtol(buf, NULL, 10))) {
+			free(buf);
+			return 0;
+		}
+		free(buf);
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
 }
 
 /*
@@ -538,6 +588,8 @@ TEST_F_TIMEOUT(clients, bcc_funccount_uprobe, 300)
 	ASSERT_EQ(0, tool_wait_line(&self->tool, "Tracing 1 functions",
 				    TOOL_START_MS))
 		TH_LOG("funccount: %s", self->tool.out);
+	/* a SIGINT before its loop would kill it with a traceback */
+	ASSERT_EQ(0, tool_wait_idle(&self->tool, TOOL_START_MS));
 	EXPECT_EQ(10000, ut_ask(&self->child[c], "call 100"));
 	EXPECT_EQ(0, tool_stop(&self->tool, SIGINT))
 		TH_LOG("funccount: %s", self->tool.out);
