@@ -43,8 +43,9 @@
  *     buffers as soon as the event is disabled: disabling unregisters
  *     without waiting (uprobe_unregister_nosync()) and retires the tu_reg,
  *     which is freed once its handlers have returned (polled whenever the
- *     trace_uprobe is used, or waited for by the deferred free). The
- *     handlers still running find no trace file left and record nothing.
+ *     trace_uprobe is used, or waited for by the deferred free, or by a
+ *     read of uprobe_profile, whose counts are then final). The handlers
+ *     still running find no trace file left and record nothing.
  *   - A retired tu_reg holds the core's probe (uprobe_stats_hold()): the
  *     handlers still running count their hits there; its counts are final
  *     once they have returned, and then move to the trace_uprobe's.
@@ -1857,12 +1858,14 @@ static void list_definition(struct seq_file *m, struct trace_uprobe *tu)
 }
 
 /*
- * uprobe_profile, in its established format: "  PATH EVENT HITS". The count of a disabled
- * event is final once the handlers still running at the disable have
- * returned (uprobe_stats says when).
+ * uprobe_profile, in its established format: "  PATH EVENT HITS". It shows
+ * a disabled event's final count: it waits for the handlers that were
+ * still running at the disable (hits that came before it, counted), as a
+ * disable that waited for them would have.
  */
 static void list_profile(struct seq_file *m, struct trace_uprobe *tu)
 {
+	wait_retired(tu);
 	seq_printf(m, "  %s %-44s %15lu\n", tu->filename,
 		   trace_probe_name(&tu->tp), tu_hits(tu));
 }
