@@ -30,7 +30,9 @@
  *			  the special mapping xol_mapping, which all areas
  *			  share (so no vma points into an area, which is
  *			  freed before the mm's vmas are), as XOL_MAX_PAGES
- *			  pages of address space,
+ *			  pages of address space (at the top of the task's
+ *			  range if free, else below its mmap base: see
+ *			  xol_area_vaddr()),
  *			  backed page by page as slots are needed; slot 0 is
  *			  the return trampoline, the others hold instruction
  *			  copies keyed by probed vaddr, rewritten only once
@@ -249,6 +251,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/security.h>
 #include <linux/task_work.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
@@ -3060,8 +3063,50 @@ static const struct vm_special_mapping xol_mapping = {
 };
 
 /*
- * Map a new XOL area into @mm, at @addr if non-zero, else where there is
- * room; returns @mm's area (another thread may have been first).
+ * The top of the region where current's own mmap() places mappings: the
+ * mm's mmap base, or its compat one when the mm has one and current's
+ * address space ends below the native base.
+ */
+static unsigned long mmap_top(struct mm_struct *mm)
+{
+	unsigned long top = mm->mmap_base;
+
+#ifdef CONFIG_HAVE_ARCH_COMPAT_MMAP_BASES
+	if (top > TASK_SIZE)
+		top = mm->mmap_compat_base;
+#endif
+	return min(top, TASK_SIZE);
+}
+
+/*
+ * Where a new XOL area of @len bytes goes in current's @mm: at the top of
+ * current's address space if that is free (above the stack), else at the
+ * highest room below mmap_top(). The second search is done here: from a
+ * breakpoint trap, get_unmapped_area() may search the range of another
+ * ABI than current's (one picked by the system call in progress), and
+ * fail. Caller holds @mm's mmap_lock for writing.
+ */
+static unsigned long xol_area_vaddr(struct mm_struct *mm, unsigned long len)
+{
+	struct vm_unmapped_area_info info = {
+		.flags = VM_UNMAPPED_AREA_TOPDOWN,
+		.length = len,
+		.low_limit = max_t(unsigned long, PAGE_SIZE, mmap_min_addr),
+		.high_limit = mmap_top(mm),
+	};
+	unsigned long addr;
+
+	mmap_assert_write_locked(mm);
+	addr = get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
+	if (!IS_ERR_VALUE(addr))
+		return addr;
+	return vm_unmapped_area(&info);
+}
+
+/*
+ * Map a new XOL area into current's @mm, at @addr if non-zero, else where
+ * xol_area_vaddr() finds room; returns @mm's area (another thread may
+ * have been first).
  */
 static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 {
@@ -3090,7 +3135,7 @@ static struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		return mm->uprobes_state.xol_area;
 	}
 	if (!addr)
-		addr = get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
+		addr = xol_area_vaddr(mm, len);
 	if (IS_ERR_VALUE(addr)) {
 		err = addr;
 		goto unlock;

@@ -24,7 +24,9 @@
  *  - an SDT marker with a semaphore (.note.stapsdt with 4-byte addresses),
  *    probed as "PATH:OFFSET(REF_CTR_OFFSET)": the semaphore is 1 while the
  *    probe is enabled and 0 after, in processes started before and after,
- *    and the marker fires exactly while it is set.
+ *    and the marker fires exactly while it is set;
+ *  - a probe run out of line in a target started without address
+ *    randomization, whose stack takes the top of its address space.
  *
  * The target is a non-PIE executable: the addresses the tests compare
  * with are link-time ones, which they check against /proc/PID/maps too.
@@ -36,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -266,6 +270,71 @@ TEST_F(c32, target_is_compat)
 	EXPECT_EQ(sym_va("c32_i_push"),
 		  ut_fileoff_to_vaddr(c->pid, ut_helper(TARGET),
 				      sym_off("c32_i_push")));
+}
+
+/*
+ * The start and end of the first mapping of process @pid whose line has
+ * @name; 0 or -1.
+ */
+static int mapping_of(pid_t pid, const char *name, unsigned long *start,
+		      unsigned long *end)
+{
+	char path[64], *maps, *line, *save = NULL;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = ut_read_file(path, NULL);
+	if (!maps)
+		return -1;
+	for (line = strtok_r(maps, "\n", &save); line && ret;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, name) &&
+		    sscanf(line, "%lx-%lx", start, end) == 2)
+			ret = 0;
+	free(maps);
+	return ret;
+}
+
+/*
+ * A target started without address randomization, as gdb starts one: its
+ * stack ends at the top of its address space, where the XOL area would
+ * go. A probe on an instruction run out of line (mov abs32, %edx) fires
+ * once per call, and the XOL area is mapped below 4 GiB, clear of the
+ * stack's room to grow.
+ */
+TEST_F(c32, xol_area_without_aslr)
+{
+	unsigned long xol_start, xol_end, stk_start, stk_end;
+	int persona = personality(0xffffffff);
+	struct insns_model m;
+	struct ut_child *c;
+	struct rlimit rl;
+	long long v;
+	int t;
+
+	if (START("c32_noaslr"))
+		return;
+	insns_model(&m);
+	ASSERT_NE(-1, persona);
+	ASSERT_NE(-1, personality(persona | ADDR_NO_RANDOMIZE));
+	t = START_TARGET();
+	personality(persona);
+	ASSERT_LE(0, t);
+	c = &self->child[t];
+	ASSERT_EQ(0, mapping_of(c->pid, "[stack]", &stk_start, &stk_end));
+	ASSERT_EQ(0, probe_sym("p", self->grp, "c32_noaslr", "c32_i_absload",
+			       "v=@+0x%lx:u32",
+			       (unsigned long)sym_foffs("c32_acc")));
+	ASSERT_EQ(0, ask(c, &v, "insns", N_INSNS));
+	EXPECT_EQ(m.sum, v);
+	EXPECT_EQ(N_INSNS, ut_trace_count("c32_noaslr", c->pid));
+	ASSERT_EQ(0, mapping_of(c->pid, "[uprobes]", &xol_start, &xol_end));
+	TH_LOG("XOL area at %#lx-%#lx, stack at %#lx-%#lx", xol_start,
+	       xol_end, stk_start, stk_end);
+	EXPECT_GE(0x100000000UL, xol_end);
+	ASSERT_EQ(0, getrlimit(RLIMIT_STACK, &rl));
+	if (rl.rlim_cur != RLIM_INFINITY)
+		EXPECT_LE(xol_end + rl.rlim_cur, stk_end);
 }
 
 /*
