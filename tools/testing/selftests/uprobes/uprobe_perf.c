@@ -760,7 +760,8 @@ static long cc_samples(struct cc_event *e, uint64_t ip, long *lost)
  * each call it 50 times and then exit inside a 51st call, a return still
  * pending (FAILURE-MODES #15: run on CONFIG=debug for KASAN). Every entry
  * is a sample whose callchain starts at perf_exit_in, each return is
- * counted, no record is lost.
+ * counted (stock 6.1 now and then counts one more: logged as its
+ * failure), no record is lost.
  */
 TEST_F_TIMEOUT(pmu, callchain_while_exiting, 120)
 {
@@ -828,7 +829,12 @@ TEST_F_TIMEOUT(pmu, callchain_while_exiting, 120)
 		s_clk += cc_samples(&clk[c], 0, &lost);
 	}
 	EXPECT_EQ(CC_CHILDREN * (CC_CALLS + 1), n_ent);
-	EXPECT_EQ(CC_CHILDREN * CC_CALLS, n_ret);
+	if (ut_impl_is_stock() && n_ret != CC_CHILDREN * CC_CALLS)
+		/* seen once in four runs on CONFIG=full: 2001 */
+		UT_STOCK_FAILS("it counted %ld returns of %d", n_ret,
+			       CC_CHILDREN * CC_CALLS);
+	else
+		EXPECT_EQ(CC_CHILDREN * CC_CALLS, n_ret);
 	EXPECT_EQ(n_ent, s_ent);
 	EXPECT_EQ(0, lost);
 	EXPECT_LT(0, s_clk);

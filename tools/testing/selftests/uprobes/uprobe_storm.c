@@ -9,7 +9,9 @@
  * the closed-form values, no thread may have died of a signal, and every
  * cycle the probe must fire.  Stock 6.1 on arm64 now and then lets a
  * breakpoint being removed reach the worker as SIGTRAP (FAILURE-MODES #1):
- * the test then ends there, with the stock failure logged.  More cycles
+ * the test then ends there, with the stock failure logged; on a
+ * preemptible kernel on two CPUs it now and then gets a thread's
+ * additions wrong, which is logged as its failure too.  More cycles
  * than one process has execute-out-of-line slots (255), so that a slot
  * leaked per probe or per cycle shows.  The worker
  * runs at nice 19, so that the cycles, not the threads, get the CPU
@@ -187,6 +189,12 @@ static void expect_sums(struct __test_metadata *_metadata,
 	for (i = 0; i < NTHREADS; i++) {
 		n = __atomic_load_n(&sh->calls[i], __ATOMIC_ACQUIRE);
 		EXPECT_LT(0, n);
+		if (ut_impl_is_stock() && sh->bad[i]) {
+			/* seen on CONFIG=full (preemptible, two CPUs) */
+			UT_STOCK_FAILS("thread %d: %ld of %ld additions came out wrong",
+				       i, sh->bad[i], n);
+			continue;
+		}
 		EXPECT_EQ(0, sh->bad[i]);
 		EXPECT_EQ(expected_sum(n, i, sh->carries[i]), sh->sum[i]) {
 			TH_LOG("thread %d: %ld additions", i, n);
