@@ -4,7 +4,8 @@
  * uprobe_target: bpftrace (uprobe:, uretprobe:, usdt: with a semaphore),
  * libbpf, which loads uprobe_clients.bpf.o and attaches its programs with
  * bpf_program__attach_uprobe_opts() and bpf_program__attach_usdt(), bcc's
- * funccount and trace, stress-ng's uprobe stressor, and perf record's
+ * funccount and trace, stress-ng's uprobe stressor (alone and beside its
+ * ptrace and sigtrap stressors), and perf record's
  * callchains through a return-probed frame.
  * The harness runs this suite in a chroot of the build machine's root
  * (CONFIG=full and debug), where Debian's packages of the tools are.
@@ -16,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,17 +181,27 @@ static int tool_stop(struct tool *t, int sig)
 	return status;
 }
 
-/* The value bpftrace printed for map @name ("@name: VALUE"); -1 if none. */
-static long long tool_map(const struct tool *t, const char *name)
+/*
+ * The number the tool printed right after @name framed by @before and
+ * @after in its output; -1 if it printed no such thing.
+ */
+static long long tool_value(const struct tool *t, const char *before,
+			    const char *name, const char *after)
 {
-	char key[64];
+	char key[80];
 	const char *p;
 
-	snprintf(key, sizeof(key), "\n%s: ", name);
+	snprintf(key, sizeof(key), "%s%s%s", before, name, after);
 	p = strstr(t->out, key);
 	if (!p)
 		return -1;
 	return strtoll(p + strlen(key), NULL, 0);
+}
+
+/* The value bpftrace printed for map @name ("@name: VALUE"); -1 if none. */
+static long long tool_map(const struct tool *t, const char *name)
+{
+	return tool_value(t, "\n", name, ": ");
 }
 
 FIXTURE(clients) {
@@ -640,32 +652,20 @@ TEST_F_TIMEOUT(clients, bcc_trace_usdt, 300)
 }
 
 /*
- * stress-ng's uprobe stressor for a bounded time: it succeeds, its probes
- * fired, and it leaves no uprobe event or probe behind. One worker: its
- * workers share trace_pipe, a second one gets EBUSY and leaves its probe
- * defined (stress-ng 0.15).
+ * Bogo ops of stressor @name in "stress-ng --metrics-brief" output
+ * ("... metrc: [PID] NAME  BOGO-OPS ..."); -1 if none.
  */
-TEST_F_TIMEOUT(clients, stress_ng_uprobe, 300)
+static long long stressor_ops(const struct tool *t, const char *name)
 {
-	const char *const argv[] = { "stress-ng", "--uprobe", "1", "--timeout",
-				     "20s", "--metrics-brief", NULL };
-	char *events, *stats;
-	long long ops = -1;
-	const char *p;
-	int status;
+	return tool_value(t, "] ", name, " ");
+}
 
-	if (ut_no_tracefs(_metadata))
-		return;
-	if (!ut_file_exists("/usr/bin/stress-ng"))
-		SKIP(return, "no stress-ng (Debian package stress-ng)");
-	ASSERT_EQ(0, tool_start(&self->tool, argv));
-	status = tool_stop(&self->tool, 0);
-	EXPECT_EQ(0, status) TH_LOG("stress-ng: %s", self->tool.out);
-	/* "... metrc: [PID] uprobe  BOGO-OPS ..." */
-	p = strstr(self->tool.out, "] uprobe ");
-	if (p)
-		ops = strtoll(p + 9, NULL, 10);
-	EXPECT_LT(0, ops) TH_LOG("stress-ng: %s", self->tool.out);
+/* No uprobe event is defined, and uprobe_stats (if any) lists no probe. */
+static void expect_no_probes(struct __test_metadata *_metadata)
+{
+	char *events, *stats;
+	const char *p;
+
 	events = ut_read_file(UT_TRACEFS "/uprobe_events", NULL);
 	ASSERT_NE(NULL, events);
 	EXPECT_STREQ("", events);
@@ -677,6 +677,112 @@ TEST_F_TIMEOUT(clients, stress_ng_uprobe, 300)
 		EXPECT_TRUE(p && !p[1]) TH_LOG("uprobe_stats: %s", stats);
 		free(stats);
 	}
+}
+
+/*
+ * stress-ng's uprobe stressor for a bounded time: it succeeds, its probes
+ * fired, and it leaves no uprobe event or probe behind. One worker: its
+ * workers share trace_pipe, a second one gets EBUSY and leaves its probe
+ * defined (stress-ng 0.15).
+ */
+TEST_F_TIMEOUT(clients, stress_ng_uprobe, 300)
+{
+	const char *const argv[] = { "stress-ng", "--uprobe", "1", "--timeout",
+				     "20s", "--metrics-brief", NULL };
+	long long ops;
+	int status;
+
+	if (ut_no_tracefs(_metadata))
+		return;
+	if (!ut_file_exists("/usr/bin/stress-ng"))
+		SKIP(return, "no stress-ng (Debian package stress-ng)");
+	ASSERT_EQ(0, tool_start(&self->tool, argv));
+	status = tool_stop(&self->tool, 0);
+	EXPECT_EQ(0, status) TH_LOG("stress-ng: %s", self->tool.out);
+	ops = stressor_ops(&self->tool, "uprobe");
+	EXPECT_LT(0, ops) TH_LOG("stress-ng: %s", self->tool.out);
+	expect_no_probes(_metadata);
+}
+
+/* The path of the libc this process runs with, into @buf; 0 or -1. */
+static int self_libc(char *buf, size_t size)
+{
+	char *maps, *line, *save = NULL;
+	const char *path;
+	int ret = -1;
+
+	maps = ut_read_file("/proc/self/maps", NULL);
+	if (!maps)
+		return -1;
+	for (line = strtok_r(maps, "\n", &save); line && ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		path = strchr(line, '/');
+		if (path && strstr(path, "/libc.so.") &&
+		    (size_t)snprintf(buf, size, "%s", path) < size)
+			ret = 0;
+	}
+	free(maps);
+	return ret;
+}
+
+/*
+ * stress-ng's uprobe, ptrace and sigtrap stressors together, with an entry
+ * and a return probe on libc's getppid(), which the ptrace stressor's
+ * traced child calls between its syscall stops: every stressor succeeds,
+ * the traced child hits both probes and each return matches an entry
+ * (but for calls in flight when the probes are toggled and the traced
+ * child, killed inside one), nothing is left behind.
+ */
+TEST_F_TIMEOUT(clients, stress_ng_tracing_stressors, 300)
+{
+	const char *const argv[] = { "stress-ng", "--uprobe", "1", "--ptrace",
+				     "1", "--sigtrap", "1", "--timeout", "20s",
+				     "--metrics-brief", NULL };
+	long long ops_uprobe, ops_ptrace, ops_sigtrap;
+	char libc[PATH_MAX];
+	long entry, ret;
+	int64_t off;
+	int status;
+
+	if (ut_start(_metadata, self->grp, sizeof(self->grp), "uclients"))
+		return;
+	if (!ut_file_exists("/usr/bin/stress-ng"))
+		SKIP(return, "no stress-ng (Debian package stress-ng)");
+	/* the stressors run on every CPU */
+	ASSERT_EQ(0, ut_unpin_cpu());
+	/* the libc of this root, which stress-ng loads too */
+	ASSERT_EQ(0, self_libc(libc, sizeof(libc)));
+	off = ut_elf_sym_offset(libc, "getppid");
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, ut_probe_add("p:%s/entry %s:0x%llx", self->grp, libc,
+				  (unsigned long long)off));
+	ASSERT_EQ(0, ut_probe_add("r:%s/ret %s:0x%llx", self->grp, libc,
+				  (unsigned long long)off));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "entry", true));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ret", true));
+	ASSERT_EQ(0, tool_start(&self->tool, argv));
+	status = tool_stop(&self->tool, 0);
+	/* entry on before ret and off after it: no return without its entry */
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ret", false));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "entry", false));
+	EXPECT_EQ(0, status) TH_LOG("stress-ng: %s", self->tool.out);
+	ops_uprobe = stressor_ops(&self->tool, "uprobe");
+	ops_ptrace = stressor_ops(&self->tool, "ptrace");
+	ops_sigtrap = stressor_ops(&self->tool, "sigtrap");
+	EXPECT_LT(0, ops_uprobe) TH_LOG("stress-ng: %s", self->tool.out);
+	EXPECT_LT(0, ops_ptrace) TH_LOG("stress-ng: %s", self->tool.out);
+	EXPECT_LT(0, ops_sigtrap) TH_LOG("stress-ng: %s", self->tool.out);
+	entry = ut_profile_hits("entry");
+	ret = ut_profile_hits("ret");
+	/* the traced child's getppid() calls, each seen at entry and return */
+	EXPECT_LT(0, entry);
+	EXPECT_LE(ret, entry);
+	/* calls in flight at a toggle, and the traced child killed in one */
+	EXPECT_GE(ret + 16, entry) TH_LOG("%ld entries, %ld returns", entry, ret);
+	ASSERT_EQ(0, ut_probe_del(self->grp, "entry"));
+	ASSERT_EQ(0, ut_probe_del(self->grp, "ret"));
+	/* stress-ng removed its own probe */
+	expect_no_probes(_metadata);
 }
 
 /*
