@@ -126,7 +126,8 @@ base_repo() {
 	rm -rf "$dir"
 	cp -a "$SRC_STOCK" "$dir"
 	chmod -R u+w "$dir"
-	rm -f "$dir/.extracted"
+	# the harness's stamp, and the cache checkpatch_all() leaves in the base tree
+	rm -f "$dir/.extracted" "$dir"/.checkpatch-camelcase.*
 	git -C "$dir" init -q
 	# -f: Debian's top-level .gitignore ignores everything at the top of the tree
 	git -C "$dir" add -A -f .
