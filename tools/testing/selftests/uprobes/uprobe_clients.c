@@ -39,6 +39,7 @@
 #define TOOL_START_MS	120000
 /* ... and this long to print what it found (bpftrace reads symbols at exit) */
 #define TOOL_STOP_MS	240000
+/* a bpftrace or bcc test may wait for both: its timeout is 600 s */
 
 /* A tool started by a test, and what it printed. */
 struct tool {
@@ -271,7 +272,7 @@ static int bpftrace_start(struct tool *t, const char *prog)
 }
 
 /* bpftrace's uprobe: counts every call of a running process, with arg0. */
-TEST_F(clients, bpftrace_uprobe_args)
+TEST_F_TIMEOUT(clients, bpftrace_uprobe_args, 600)
 {
 	int c;
 
@@ -295,7 +296,7 @@ TEST_F(clients, bpftrace_uprobe_args)
 }
 
 /* bpftrace's uretprobe: one hit per return, retval as the function returned it. */
-TEST_F(clients, bpftrace_uretprobe_retval)
+TEST_F_TIMEOUT(clients, bpftrace_uretprobe_retval, 600)
 {
 	int c;
 
@@ -346,7 +347,7 @@ static void usdt_attach(struct __test_metadata *_metadata,
 }
 
 /* bpftrace's usdt: on a guarded marker: semaphore 1 while attached, 0 after it exits. */
-TEST_F(clients, bpftrace_usdt_semaphore)
+TEST_F_TIMEOUT(clients, bpftrace_usdt_semaphore, 600)
 {
 	int c0, c1;
 
@@ -366,7 +367,7 @@ TEST_F(clients, bpftrace_usdt_semaphore)
 }
 
 /* A SIGKILLed bpftrace leaves the semaphore 0 in every process, as an exit does. */
-TEST_F(clients, bpftrace_usdt_killed)
+TEST_F_TIMEOUT(clients, bpftrace_usdt_killed, 600)
 {
 	int c0, c1, status;
 
@@ -581,7 +582,7 @@ static long funccount_of(const struct tool *t, const char *func)
 }
 
 /* bcc's funccount on a uprobe: the exact number of calls. */
-TEST_F_TIMEOUT(clients, bcc_funccount_uprobe, 300)
+TEST_F_TIMEOUT(clients, bcc_funccount_uprobe, 600)
 {
 	char spec[512];
 	/* unbuffered: it says it is attached on a pipe, not at its exit */
@@ -614,7 +615,7 @@ TEST_F_TIMEOUT(clients, bcc_funccount_uprobe, 300)
  * semaphore itself): one line per hit with its argument; semaphore 1,
  * then 0.
  */
-TEST_F_TIMEOUT(clients, bcc_trace_usdt, 300)
+TEST_F_TIMEOUT(clients, bcc_trace_usdt, 600)
 {
 	char spec[512], pid[16];
 	const char *const argv[] = { "trace-bpfcc", "-p", pid, spec, NULL };
