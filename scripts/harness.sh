@@ -615,11 +615,38 @@ cmd_lint() {
 			bad=1
 		fi
 	done
+	lint_docs || bad=1
 	if [ $bad = 0 ]; then
-		say "lint: ${#files[@]} files clean (checkpatch --strict, kernel-doc)"
+		say "lint: ${#files[@]} files clean (checkpatch --strict, kernel-doc), and our documentation"
 	else
 		die "lint: problems above"
 	fi
+}
+
+# Our Documentation/ pages through Sphinx, as make htmldocs builds them (their directories
+# only): no warning may name one of our pages; and checkpatch --strict on them.
+lint_docs() {
+	local docs dirs out d bad=0
+	docs=$(cd "$TOP" && git ls-files --cached --others --exclude-standard -- 'Documentation/*.rst')
+	[ -n "$docs" ] || return 0
+	dirs=$(xargs -n1 dirname <<<"$docs" | sed 's,^Documentation/,,' | sort -u | xargs)
+	if ! dpkg-query -W -f='${Status}' python3-sphinx 2>/dev/null | grep -q 'ok installed'; then
+		say "installing: python3-sphinx python3-sphinx-rtd-theme"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			python3-sphinx python3-sphinx-rtd-theme >/dev/null || die "installing Sphinx failed"
+	fi
+	sync_tree ours
+	out=$(make -s -C "$SRC_OURS" O="$B/docs" SPHINXDIRS="$dirs" htmldocs 2>&1) || {
+		printf '%s\n' "$out" | tail -20
+		return 1
+	}
+	for d in $docs; do
+		grep -F "/$d:" <<<"$out" | grep -E 'WARNING|ERROR' && bad=1
+		(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --no-tree --strict --terse -q -f "$TOP/$d" 2>&1 |
+			grep -E ': (ERROR|WARNING|CHECK):') && bad=1
+	done
+	[ $bad = 0 ] || return 1
+	say "lint: Sphinx builds our $(wc -w <<<"$docs") pages ($dirs) without a warning about them"
 }
 
 # ---------------------------------------------------------------- bench
