@@ -57,7 +57,8 @@
  *     real target or to vaddr + len, and turns a taken branch to a
  *     non-canonical target into the #GP (SIGSEGV at vaddr, the stack
  *     pointer unmoved) the CPU would have raised, a call leaving vaddr +
- *     len in the word below the stack pointer as the CPU does;
+ *     len in the word below the stack pointer where the CPU stores it
+ *     (aup_call_gp_stores());
  *   - indirect jmp/call, ret: ip is already right; a call's pushed return
  *     address (slot + len) is rewritten to vaddr + len, also when the call
  *     faulted after storing it (arch_uprobe_abort_xol());
@@ -1408,6 +1409,36 @@ unsigned long arch_uprobe_boost_resume(const void *slot,
 	return vaddr;
 }
 
+/*
+ * Does a near call to a non-canonical target store its return address below
+ * the (unmoved) stack pointer before its #GP? AMD's and Hygon's CPUs do not;
+ * the others do.
+ */
+static bool aup_call_gp_stores(void)
+{
+	return boot_cpu_data.x86_vendor != X86_VENDOR_AMD &&
+	       boot_cpu_data.x86_vendor != X86_VENDOR_HYGON;
+}
+
+/*
+ * A relative call to a non-canonical target raises #GP without moving sp;
+ * its copy in the slot branches to the slot and pushes there. Keep the word
+ * its push overwrites when the CPU would not have stored the return address.
+ */
+static void aup_save_below_sp(const struct arch_uprobe_plan *p,
+			      struct pt_regs *regs, struct arch_uprobe_task *at)
+{
+	unsigned long target = aup_trunc(p, current->utask->vaddr + p->len +
+					 p->rel);
+
+	at->saved_below_sp = 0;
+	if (p->ia32 || aup_call_gp_stores() ||
+	    __is_canonical_address(target, boot_cpu_data.x86_virt_bits))
+		return;
+	if (get_user(at->saved_below_sp, (unsigned long __user *)(regs->sp - 8)))
+		at->saved_below_sp = 0;	/* the copy's push faults as well */
+}
+
 /**
  * arch_uprobe_pre_xol - prepare the task to step the copy in its slot
  * @au: the probe
@@ -1449,6 +1480,8 @@ int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		at->saved_scratch = *r;
 		*r = ut->vaddr + p->len;
 	}
+	if ((p->fixups & AUP_FIX_CALL) && (p->fixups & AUP_FIX_RELBR))
+		aup_save_below_sp(p, regs, at);
 	regs->ip = aup_copy_vaddr(ut);
 	regs->flags |= X86_EFLAGS_TF;
 	return 0;
@@ -1578,9 +1611,14 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	/* The CPU would not have branched (nor moved sp), but raised #GP. */
 	if (taken && (p->fixups & AUP_FIX_RELBR) && !p->ia32 &&
 	    !__is_canonical_address(target, boot_cpu_data.x86_virt_bits)) {
-		/* The CPU stores the return address, then faults. */
+		/*
+		 * Undo the copy's push: the word below sp holds the return
+		 * address where the CPU stores it before the #GP, else what
+		 * it held before the step.
+		 */
 		if (p->fixups & AUP_FIX_CALL) {
-			aup_put(regs->sp, next, size);
+			aup_put(regs->sp, aup_call_gp_stores() ? next :
+					  at->saved_below_sp, size);
 			regs->sp += size;
 		}
 		return aup_gp();

@@ -37,6 +37,7 @@
  * binaries (see the Makefile).
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1157,6 +1158,7 @@ static void test_step(void)
 	struct arch_uprobe au;
 	struct pt_regs r;
 	s32 rel;
+	int i;
 
 	umem_lo = (unsigned long)ustack;
 	umem_hi = umem_lo + sizeof(ustack);
@@ -1226,21 +1228,39 @@ static void test_step(void)
 	memcpy(&w, (void *)r.sp, 8);
 	CHECK(w == v + 5, "call rel return address");
 
-	/* a taken branch to a non-canonical address: #GP at vaddr, nothing pushed */
+	/*
+	 * A taken branch to a non-canonical address: #GP at vaddr, the stack
+	 * pointer unmoved; the word below it holds vaddr + len where the CPU
+	 * stores the return address (not AMD's), else what it held before.
+	 */
 	analyze_hex(&au, "e8 00 00 00 40", false);
 	v = 0x7fffc0000000UL;
-	regs_init(&r, v);
-	sp0 = r.sp;
-	nr_force_sig = 0;
-	begin_step(&au, &r, v, slot);
-	r.sp -= 8;
-	r.ip = slot + 5 + 1;
-	CHECK(arch_uprobe_post_xol(&au, &r) == -EFAULT && nr_force_sig == 1 &&
-	      force_sig_nr == SIGSEGV && test_task.thread.trap_nr == X86_TRAP_GP &&
-	      r.sp == sp0, "call to a non-canonical address");
-	arch_uprobe_abort_xol(&au, &r);
-	CHECK(r.ip == v && !(r.flags & X86_EFLAGS_TF) && test_task.thread.trap_nr == X86_TRAP_GP,
-	      "...reported at vaddr");
+	for (i = 0; i < 2; i++) {
+		u8 host_vendor = boot_cpu_data.x86_vendor;
+
+		boot_cpu_data.x86_vendor = i ? X86_VENDOR_AMD : X86_VENDOR_INTEL;
+		regs_init(&r, v);
+		sp0 = r.sp;
+		w = 0x1122334455667788ULL;
+		memcpy((void *)(sp0 - 8), &w, 8);
+		nr_force_sig = 0;
+		begin_step(&au, &r, v, slot);
+		r.sp -= 8;	/* the copy's push */
+		w = slot + 5;
+		memcpy((void *)r.sp, &w, 8);
+		r.ip = slot + 5 + 1;
+		CHECK(arch_uprobe_post_xol(&au, &r) == -EFAULT && nr_force_sig == 1 &&
+		      force_sig_nr == SIGSEGV && test_task.thread.trap_nr == X86_TRAP_GP &&
+		      r.sp == sp0, "call to a non-canonical address");
+		memcpy(&w, (void *)(sp0 - 8), 8);
+		CHECK(w == (i ? 0x1122334455667788ULL : v + 5),
+		      "...%s the return address below sp: %#llx",
+		      i ? "AMD: does not store" : "Intel: stores", (unsigned long long)w);
+		arch_uprobe_abort_xol(&au, &r);
+		CHECK(r.ip == v && !(r.flags & X86_EFLAGS_TF) &&
+		      test_task.thread.trap_nr == X86_TRAP_GP, "...reported at vaddr");
+		boot_cpu_data.x86_vendor = host_vendor;
+	}
 	/* ...canonical with 5-level paging */
 	boot_cpu_data.x86_virt_bits = 57;
 	regs_init(&r, v);
@@ -2986,8 +3006,27 @@ static int do_fuzz(int states, bool listing, int nrandom)
 	return nr_fuzz_fail ? 1 : 0;
 }
 
+/* The vendor of the CPU the test runs on, for what differs between vendors. */
+static void set_host_vendor(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+	char id[13];
+
+	if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
+		return;
+	memcpy(id, &ebx, 4);
+	memcpy(id + 4, &edx, 4);
+	memcpy(id + 8, &ecx, 4);
+	id[12] = 0;
+	if (!strcmp(id, "AuthenticAMD"))
+		boot_cpu_data.x86_vendor = X86_VENDOR_AMD;
+	else if (!strcmp(id, "HygonGenuine"))
+		boot_cpu_data.x86_vendor = X86_VENDOR_HYGON;
+}
+
 int main(int argc, char **argv)
 {
+	set_host_vendor();
 	if (argc > 1 && !strcmp(argv[1], "objdump"))
 		return do_objdump();
 	if (argc > 1 && !strcmp(argv[1], "fuzz"))

@@ -118,6 +118,9 @@ struct arch_uprobe {
  * struct arch_uprobe_task - per-task state kept across a step
  * @saved_scratch: user value of the scratch register during a RIP-relative
  *	step
+ * @saved_below_sp: during the step of a relative call to a non-canonical
+ *	target, on a CPU that stores nothing before that call's #GP: the word
+ *	below the stack pointer, which the copy's push overwrites
  * @saved_trap_nr: thread.trap_nr before the step, restored after it
  * @dr6: debug-trap bits (data breakpoints) of the #DB that ended the step,
  *	reported to the program once the step is fixed up
@@ -127,7 +130,10 @@ struct arch_uprobe {
  * @blockstep: ptrace block-step (BTF) was on; suspended during our step
  */
 struct arch_uprobe_task {
-	unsigned long saved_scratch;
+	union {
+		unsigned long saved_scratch;
+		unsigned long saved_below_sp;
+	};
 	unsigned long saved_trap_nr;
 	unsigned long dr6;
 	u8 mode;

@@ -183,10 +183,18 @@ static inline int get_si_code(unsigned long condition)
 		return TRAP_BRKPT;
 }
 
-/* 48 virtual address bits (4-level paging) unless the test says otherwise */
+/*
+ * 48 virtual address bits (4-level paging) unless the test says otherwise;
+ * the vendor of the CPU the test runs on.
+ */
 struct cpuinfo_x86 {
+	u8 x86_vendor;
 	u8 x86_virt_bits;
 };
+
+#define X86_VENDOR_INTEL	0
+#define X86_VENDOR_AMD		2
+#define X86_VENDOR_HYGON	9
 
 extern struct cpuinfo_x86 boot_cpu_data;
 
