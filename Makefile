@@ -1,21 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
 #   make run | check | bench | profile PROF='TARGET [r]' | vm CMD='...' [EXTRA=dir] | shell | lint |
-#   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check
-#   IMPL=ours|stock|wip (default ours), CONFIG=fast|full|debug (default fast), ICOUNT=1 (vm:
-#   one vCPU, guest clock counts guest instructions)
+#   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check |
+#   series-am | series-deb
+#   IMPL=ours|stock|wip|series (default ours; series: the tree series-am made),
+#   CONFIG=fast|full|debug|debian (default fast), ICOUNT=1 (vm: one vCPU, guest clock counts
+#   guest instructions)
 
 IMPL ?= ours
 CONFIG ?= fast
 export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N PROF_REC FUNC \
-	CHECK_ARCHS SERIES_STRICT
+	CHECK_ARCHS SERIES_STRICT DEB_CONFIG
 
 H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
 shquote = '$(subst ','\'',$(1))'
 
 .PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean crossbuild \
-	series series-check
+	series series-check series-am series-deb
 
 all: check
 
@@ -30,13 +32,21 @@ crossbuild:
 	@IMPL=$(if $(filter command line environment,$(origin IMPL)),$(IMPL),both) \
 		scripts/crossbuild.sh $(TARGETS)
 
-# The patch series (build/series/) and its check: checkpatch, git am and a build per patch.
+# The patch series (build/series/) and its check: checkpatch, git am and a build per patch;
+# git am on Debian's source as README says (build/series-am: make check IMPL=series tests
+# it); a Debian kernel package made from that tree.
 series:
 	@scripts/harness.sh deps
 	@scripts/series.sh make
 
 series-check: series
 	@scripts/series.sh check
+
+series-am: series
+	@scripts/series.sh am
+
+series-deb: series-am
+	@scripts/series.sh deb
 
 clean:
 	rm -rf build

@@ -5,7 +5,8 @@
 #
 #   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
 #
-# Environment: IMPL=ours|stock|wip (default ours), CONFIG=fast|full|debug|debian (default
+# Environment: IMPL=ours|stock|wip|series (default ours; series: the tree make series-am
+# made by git am of the series on Debian's source, built as it is), CONFIG=fast|full|debug|debian (default
 # fast; full adds scripts/configs/full*.config, debug adds those and debug.config; debian is
 # Debian's own amd64 config with modules off, plus the selftests' and debian.config),
 # ARCH=x86_64|arm64 (default x86_64: the guest's architecture; arm64 cross-builds and boots
@@ -19,8 +20,10 @@
 #   src/ours/         a copy of it with our overlay files and patches/ applied
 #   src/wip/          the same plus wip/{kernel,include,arch} and wip/patches (IMPL=wip:
 #                     replacements under construction, kept out of the default build)
+#   series-am/        Debian's source with the series applied by git am (scripts/series.sh)
 #   obj/IMPL-CONFIG/  out-of-tree kernel objects (.config, bzImage)
-#   selftests/        tools/testing/selftests/uprobes built from the ours tree
+#   selftests/        tools/testing/selftests/uprobes built from the ours tree (the series-am
+#                     tree for IMPL=series)
 #   initramfs/        guest root and its cpio archive
 #   logs/IMPL-CONFIG/ console.log (kernel console), out.log (guest command output), results
 #   (for ARCH=arm64 the last four end in -arm64: obj/IMPL-CONFIG-arm64/, selftests-arm64/, ...)
@@ -39,6 +42,7 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC_STOCK=$B/src/stock
 SRC_OURS=$B/src/ours
 SRC_WIP=$B/src/wip
+SRC_SERIES=$B/series-am
 # What differs between the guest architectures: kbuild's ARCH, the cross compiler, the
 # kernel image, the console the kernel writes (console.log) and the one the guest command's
 # output goes to (out.log, QEMU's stdio), the QEMU machine, and the suffix of this
@@ -61,7 +65,7 @@ IRD=$B/initramfs$SUF
 # Directories of the repo that mirror the kernel tree.
 OVERLAY_DIRS="kernel include arch Documentation tools"
 
-case $IMPL in ours|stock|wip) ;; *) echo "IMPL must be ours, stock or wip, not '$IMPL'" >&2; exit 2;; esac
+case $IMPL in ours|stock|wip|series) ;; *) echo "IMPL must be ours, stock, wip or series, not '$IMPL'" >&2; exit 2;; esac
 case $CONFIG in fast|full|debug|debian) ;; *) echo "CONFIG must be fast, full, debug or debian, not '$CONFIG'" >&2; exit 2;; esac
 # CONFIG=debian starts from the config Debian builds its amd64 kernel with (linux-config-6.1).
 DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
@@ -77,6 +81,7 @@ src_dir() {
 	case $IMPL in
 	stock) echo "$SRC_STOCK" ;;
 	wip) echo "$SRC_WIP" ;;
+	series) echo "$SRC_SERIES" ;;
 	*) echo "$SRC_OURS" ;;
 	esac
 }
@@ -221,6 +226,8 @@ cmd_tree() {
 	extract_stock
 	sync_tree ours
 	[ "$IMPL" != wip ] || sync_tree wip
+	[ "$IMPL" != series ] || [ -d "$SRC_SERIES/.git" ] ||
+		die "IMPL=series builds $SRC_SERIES, which is missing: run 'make series-am'"
 }
 
 # ---------------------------------------------------------------- kernel
@@ -273,6 +280,7 @@ cmd_kernel() {
 cmd_selftests() {
 	cmd_tree
 	local d=$SRC_OURS/tools/testing/selftests/uprobes
+	[ "$IMPL" != series ] || d=$SRC_SERIES/tools/testing/selftests/uprobes
 	[ -d "$d" ] || die "no selftests in $d"
 	mkdir -p "$STEST"
 	local mk=(make -s -C "$d" OUTPUT="$STEST" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CXX="${CROSS}g++")

@@ -12,6 +12,13 @@
 #                     (CHECK_ARCHS="arm64 i386" builds those after each patch too; by default
 #                     they are built after the last one); the final tree byte-identical to
 #                     IMPL=ours
+#   series.sh am      README's commands, as a user types them: Debian's linux-source-6.1
+#                     tarball extracted into a new git repo (build/series-am), the series
+#                     applied with git am; the tree must be byte-identical to IMPL=ours
+#                     (make check IMPL=series then builds and tests that tree)
+#   series.sh deb     make bindeb-pkg in build/series-am (the fast config, or DEB_CONFIG=FILE
+#                     as the starting .config), the kernel package checked: it holds the
+#                     kernel image of the tree's version
 #
 # The cover letter is scripts/series/cover.in with @BASE@ (the base version), @BENCH@ (the
 # last make bench table) and @TESTED@ (the last make check results), each only if it was
@@ -25,6 +32,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${BUILD:-$TOP/build}
 JOBS=${JOBS:-$(nproc)}
 SRC_STOCK=$B/src/stock
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+AM=$B/series-am
 SPEC=$TOP/scripts/series
 OUT=$B/series
 REPO=$B/series-git
@@ -32,6 +41,14 @@ OVERLAY_DIRS="kernel include arch Documentation tools"
 
 say() { printf '[series] %s\n' "$*" >&2; }
 die() { printf '[series] error: %s\n' "$*" >&2; exit 1; }
+
+# The patch files of the series, without the cover letter.
+patch_files() {
+	local p
+	for p in "$OUT"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case $p in */0000-cover-letter.patch) ;; *) echo "$p" ;; esac
+	done
+}
 
 # The project's identity, and a fixed date (the project commit's), so that the same sources
 # give the same series.
@@ -137,14 +154,20 @@ base_repo() {
 base_version() { make -s -C "$SRC_STOCK" ARCH=x86 kernelversion 2>/dev/null; }
 
 # The make check results the cover letter reports: those of ours run on these kernel sources,
-# each with 6.1's on the same configuration and architecture if there is one.
+# each with 6.1's on the same configuration and architecture if there is one; then those of
+# IMPL=series (the tree git am made of Debian's source) on these sources.
 tested() {
 	local src=$1 f sf line config arch p fl sk
-	for f in "$B"/logs/ours-*/stamp; do
+	for f in "$B"/logs/ours-*/stamp "$B"/logs/series-*/stamp; do
 		[ -f "$f" ] && grep -qx "sources $src" "$f" || continue
 		read -r _ _ config arch < <(grep '^run ' "$f")
 		read -r _ p fl sk < <(grep '^counts ' "$f")
 		line="- make check CONFIG=$config ARCH=$arch: $p passed, $fl failed, $sk skipped"
+		case $f in */series-*)
+			echo "- make check IMPL=series CONFIG=$config (built from Debian's source after"
+			echo "  git am of the series): $p passed, $fl failed, $sk skipped"
+			continue ;;
+		esac
 		sf=${f/\/ours-//stock-}
 		if [ -f "$sf" ]; then
 			read -r _ p fl sk < <(grep '^counts ' "$sf")
@@ -231,8 +254,7 @@ cmd_make() {
 checkpatch_all() {
 	local p out bad=0 ignore
 	ignore=$(grep -v '^#' "$SPEC/checkpatch.ignore" | grep . | paste -sd, -)
-	for p in "$OUT"/[0-9][0-9][0-9][0-9]-*.patch; do
-		case $p in */0000-cover-letter.patch) continue ;; esac
+	for p in $(patch_files); do
 		out=$(cd "$SRC_STOCK" && perl scripts/checkpatch.pl --strict --terse --show-types -q \
 			${ignore:+--ignore "$ignore"} "$p" 2>&1 |
 			grep -E ': (ERROR|WARNING|CHECK):' || true)
@@ -266,10 +288,10 @@ build_tree() {
 cmd_check() {
 	local p n=0 tree=$B/series-check t0=$SECONDS arch
 	[ -f "$OUT/0000-cover-letter.patch" ] || die "no series: run 'make series' first"
+	ARCH=arm64 "$TOP/scripts/harness.sh" deps	# the arm64 cross compiler
 	set_ident
 	base_repo "$tree"
-	for p in "$OUT"/[0-9][0-9][0-9][0-9]-*.patch; do
-		case $p in */0000-cover-letter.patch) continue ;; esac
+	for p in $(patch_files); do
 		n=$((n + 1))
 		git -C "$tree" am -q "$p" || die "git am ${p##*/} failed"
 		for arch in x86_64 ${CHECK_ARCHS:-}; do
@@ -282,12 +304,87 @@ cmd_check() {
 		build_tree "$tree" "$arch" || die "the $arch build after the last patch fails"
 		say "$arch builds after the last patch"
 	done
-	diff -r -q -x .git "$tree" "$B/src/ours" >/dev/null || die "the tree after git am differs from IMPL=ours"
+	diff -r -q -x .git -x .copied -x .extracted "$tree" "$B/src/ours" >/dev/null ||
+		die "the tree after git am differs from IMPL=ours"
 	say "$n patches: each applies with git am and builds; the result is IMPL=ours ($((SECONDS - t0)) s)"
+}
+
+# README's "Applying the series", command for command, in a new directory.
+cmd_am() {
+	local t0=$SECONDS n
+	[ -f "$OUT/0000-cover-letter.patch" ] || die "no series: run 'make series' first"
+	[ -r "$TARBALL" ] || die "$TARBALL missing (apt-get install linux-source-6.1)"
+	set_ident
+	rm -rf "$AM" "$AM.tmp"
+	mkdir -p "$AM.tmp"
+	tar -xf "$TARBALL" -C "$AM.tmp"
+	mv "$AM.tmp/linux-source-6.1" "$AM"
+	rmdir "$AM.tmp"
+	git -C "$AM" init -q
+	git -C "$AM" add -f .
+	git -C "$AM" commit -q --no-verify -m linux-source-6.1
+	n=$(patch_files | wc -l)
+	# git am applies no hunk with fuzz; --whitespace=error-all: none with a whitespace error
+	patch_files | xargs git -C "$AM" am -q --whitespace=error-all ||
+		die "git am of the series on $TARBALL failed (see git -C $AM am --show-current-patch)"
+	[ "$(git -C "$AM" rev-list --count HEAD)" = $((n + 1)) ] || die "git am did not make $n commits"
+	diff -r -q -x .git -x .copied -x .extracted "$AM" "$B/src/ours" >/dev/null ||
+		die "the git am'd tree differs from IMPL=ours: diff -r -x .git $AM $B/src/ours"
+	say "$n patches applied with git am to $TARBALL ($(base_version)) in $AM: byte-identical to IMPL=ours ($((SECONDS - t0)) s)"
+}
+
+# Install the Debian packages named that are missing.
+need_pkgs() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	say "installing: ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+		>/dev/null || die "apt-get install ${missing[*]} failed"
+}
+
+# make bindeb-pkg in the git am'd tree, out of tree: in the objects of make check IMPL=series
+# (the same fast config), or from DEB_CONFIG in a directory of its own. The linux-image
+# package must hold the kernel image the build made, named for the tree's version.
+cmd_deb() {
+	local obj=$B/obj/series-fast c=$TOP/scripts/configs t0=$SECONDS ver deb
+	[ -d "$AM/.git" ] || die "no $AM: run 'make series-am' first"
+	need_pkgs dpkg-dev fakeroot rsync kmod bc cpio libssl-dev libelf-dev
+	rm -rf "$B/obj"/linux-*.deb "$B/obj"/linux-*.buildinfo "$B/obj"/linux-*.changes
+	if [ -n "${DEB_CONFIG:-}" ]; then
+		obj=$B/obj/series-deb
+		mkdir -p "$obj"
+		cp "$DEB_CONFIG" "$obj/.config"
+		make -s -C "$AM" O="$obj" ARCH=x86_64 olddefconfig >/dev/null
+	else
+		kconfig_configure "$AM" "$obj" x86_64 '' "$c/fast.config" "$c/arch-x86_64.config" \
+			"$TOP/tools/testing/selftests/uprobes/config" || die "configuring failed"
+	fi
+	# ARCH explicitly: the project's Makefile exports it, empty unless given
+	make -C "$AM" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bindeb-pkg \
+		>"$obj/bindeb-pkg.log" 2>&1 || {
+		tail -30 "$obj/bindeb-pkg.log" >&2
+		die "make bindeb-pkg failed (log: $obj/bindeb-pkg.log)"
+	}
+	ver=$(make -s -C "$AM" O="$obj" ARCH=x86_64 kernelrelease)
+	deb=$(ls "$B/obj"/linux-image-"$ver"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -1 || true)
+	[ -n "$deb" ] || die "make bindeb-pkg made no linux-image-$ver package in $B/obj"
+	# the package's kernel image is the one this build made
+	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./boot/vmlinuz-$ver" >"$obj/vmlinuz.deb" ||
+		die "${deb##*/} holds no /boot/vmlinuz-$ver"
+	cmp -s "$obj/vmlinuz.deb" "$obj/arch/x86/boot/bzImage" ||
+		die "/boot/vmlinuz-$ver in ${deb##*/} is not the bzImage of the build"
+	rm -f "$obj/vmlinuz.deb"
+	say "make bindeb-pkg: ${deb##*/} with /boot/vmlinuz-$ver ($((SECONDS - t0)) s)"
+	ls "$B/obj"/linux-*.deb >&2
 }
 
 case ${1:-make} in
 make) cmd_make ;;
 check) cmd_check ;;
-*) die "usage: series.sh make|check" ;;
+am) cmd_am ;;
+deb) cmd_deb ;;
+*) die "usage: series.sh make|check|am|deb" ;;
 esac
