@@ -786,7 +786,7 @@ TEST_F(pages, truncated_under_probe)
 	uint8_t buf[2 * PAGE] = { 0 };
 	char path[PATH_MAX];
 	inc_fn fn;
-	int fd, go[2], status;
+	int fd, go[2], back[2], status;
 	pid_t pid;
 	char c;
 
@@ -799,7 +799,9 @@ TEST_F(pages, truncated_under_probe)
 	ASSERT_EQ(0, make_file(path, buf, sizeof(buf)));
 	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_pgtrunc_e", path,
 				 PAGE + MF_FN + PG_INC_INSN, 0));
+	/* one pipe per direction: a reader of its own byte would wait forever */
 	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(back));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -813,7 +815,7 @@ TEST_F(pages, truncated_under_probe)
 		fn = (inc_fn)(text + MF_FN);
 		if (fn(1) != 2)
 			_exit(3);
-		if (write(go[1], "c", 1) != 1 || read(go[0], &c, 1) != 1)
+		if (write(go[1], "c", 1) != 1 || read(back[0], &c, 1) != 1)
 			_exit(4);
 		fn(2);		/* SIGBUS: the page is past the end now */
 		_exit(5);
@@ -822,7 +824,7 @@ TEST_F(pages, truncated_under_probe)
 	ASSERT_EQ(1, read(go[0], &c, 1));
 	EXPECT_EQ(1, ut_trace_count("ust_pgtrunc_e", pid));
 	ASSERT_EQ(0, truncate(path, PAGE));
-	ASSERT_EQ(1, write(go[1], "t", 1));
+	ASSERT_EQ(1, write(back[1], "t", 1));
 	status = reap(self, pid);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) {
 		TH_LOG("child: status 0x%x", status);
@@ -845,6 +847,8 @@ TEST_F(pages, truncated_under_probe)
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_pgtrunc_e", false));
 	close(go[0]);
 	close(go[1]);
+	close(back[0]);
+	close(back[1]);
 	unlink(path);
 	expect_console_clean(_metadata, self);
 }
