@@ -6,9 +6,10 @@
 #   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
 #
 # Environment: IMPL=ours|stock|wip|series (default ours; series: the tree make series-am
-# made by git am of the series on Debian's source, built as it is), CONFIG=fast|full|debug|debian (default
-# fast; full adds scripts/configs/full*.config, debug adds those and debug.config; debian is
-# Debian's own amd64 config with modules off, plus the selftests' and debian.config),
+# made by git am of the series on Debian's source, built as it is),
+# CONFIG=fast|full|debug|debian (default fast; full adds scripts/configs/full*.config, debug
+# adds those and debug.config; debian is Debian's own amd64 config with modules off, plus the
+# selftests' and debian.config),
 # ARCH=x86_64|arm64 (default x86_64: the guest's architecture; arm64 cross-builds and boots
 # qemu-system-aarch64 -M virt),
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for

@@ -291,6 +291,9 @@ cmd_check() {
 	ARCH=arm64 "$TOP/scripts/harness.sh" deps	# the arm64 cross compiler
 	set_ident
 	base_repo "$tree"
+	# Objects of a tree further along (generated files kbuild does not remake when the
+	# tree goes back) would break the first builds: start from none (ccache keeps them).
+	rm -rf "$B"/obj/series-x86_64 "$B"/obj/series-arm64 "$B"/obj/series-i386
 	for p in $(patch_files); do
 		n=$((n + 1))
 		git -C "$tree" am -q "$p" || die "git am ${p##*/} failed"
