@@ -171,7 +171,7 @@ tested() {
 		sf=${f/\/ours-//stock-}
 		if [ -f "$sf" ]; then
 			read -r _ p fl sk < <(grep '^counts ' "$sf")
-			line+=" (6.1: $p passed, $fl failed, $sk skipped)"
+			line+=$'\n'"  (6.1: $p passed, $fl failed, $sk skipped)"
 		fi
 		echo "$line"
 	done
