@@ -3,7 +3,8 @@
 #
 # Build -> boot -> test harness for the uprobes patch series.
 #
-#   harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary
+#   harness.sh deps [PKG...]|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|
+#              profile|info|summary
 #
 # Environment: IMPL=ours|stock|wip|series (default ours; series: the tree make series-am
 # made by git am of the series on Debian's source, built as it is),
@@ -107,8 +108,9 @@ PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb str
 [ "$CONFIG" != debian ] || PKGS+=" linux-config-6.1"
 PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 
+# Install what is missing of the harness's packages, plus any named as arguments.
 cmd_deps() {
-	local missing=() p pkgs=$PKGS
+	local missing=() p pkgs="$PKGS $*"
 	[ "$ARCH" != arm64 ] || pkgs+=" $PKGS_arm64"
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -639,11 +641,7 @@ lint_docs() {
 	docs=$(cd "$TOP" && git ls-files --cached --others --exclude-standard -- 'Documentation/*.rst')
 	[ -n "$docs" ] || return 0
 	dirs=$(xargs -n1 dirname <<<"$docs" | sed 's,^Documentation/,,' | sort -u | xargs)
-	if ! dpkg-query -W -f='${Status}' python3-sphinx 2>/dev/null | grep -q 'ok installed'; then
-		say "installing: python3-sphinx python3-sphinx-rtd-theme"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-			python3-sphinx python3-sphinx-rtd-theme >/dev/null || die "installing Sphinx failed"
-	fi
+	cmd_deps python3-sphinx python3-sphinx-rtd-theme
 	sync_tree ours
 	out=$(make -s -C "$SRC_OURS" O="$B/docs" SPHINXDIRS="$dirs" htmldocs 2>&1) || {
 		printf '%s\n' "$out" | tail -20
@@ -742,7 +740,7 @@ main() {
 	local c=${1:-}
 	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary"
 	case $c in
-	deps) cmd_deps ;;
+	deps) shift; cmd_deps "$@" ;;
 	info) extract_stock; info ;;
 	summary) summarise; echo "$PASSED passed, $FAILED failed, $SKIPPED skipped" ;;
 	tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile)

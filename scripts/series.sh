@@ -127,6 +127,11 @@ apply_patch() {
 		die "${1#"$TOP"/} does not apply to the series tree without fuzz"
 }
 
+# Is tree $1 byte-identical to IMPL=ours (git's and the harness's stamps left out)?
+same_as_ours() {
+	diff -r -q -x .git -x .copied -x .extracted "$1" "$B/src/ours" >/dev/null
+}
+
 # Commit the paths listed in file $2 (ignored ones too) with message file $1, signed off.
 commit_entry() {
 	local msg=$1
@@ -238,7 +243,7 @@ cmd_make() {
 	done < <(entries)
 	rm -f "$msg" "$paths"
 	# The series must give exactly IMPL=ours.
-	diff -r -q -x .git -x .copied -x .extracted "$REPO" "$B/src/ours" >/dev/null ||
+	same_as_ours "$REPO" ||
 		die "the series tree differs from IMPL=ours: diff -r -x .git $REPO $B/src/ours"
 	rm -rf "$OUT"
 	n=$(entries | wc -l)
@@ -307,7 +312,7 @@ cmd_check() {
 		build_tree "$tree" "$arch" || die "the $arch build after the last patch fails"
 		say "$arch builds after the last patch"
 	done
-	diff -r -q -x .git -x .copied -x .extracted "$tree" "$B/src/ours" >/dev/null ||
+	same_as_ours "$tree" ||
 		die "the tree after git am differs from IMPL=ours"
 	say "$n patches: each applies with git am and builds; the result is IMPL=ours ($((SECONDS - t0)) s)"
 }
@@ -331,21 +336,9 @@ cmd_am() {
 	patch_files | xargs git -C "$AM" am -q --whitespace=error-all ||
 		die "git am of the series on $TARBALL failed (see git -C $AM am --show-current-patch)"
 	[ "$(git -C "$AM" rev-list --count HEAD)" = $((n + 1)) ] || die "git am did not make $n commits"
-	diff -r -q -x .git -x .copied -x .extracted "$AM" "$B/src/ours" >/dev/null ||
+	same_as_ours "$AM" ||
 		die "the git am'd tree differs from IMPL=ours: diff -r -x .git $AM $B/src/ours"
 	say "$n patches applied with git am to $TARBALL ($(base_version)) in $AM: byte-identical to IMPL=ours ($((SECONDS - t0)) s)"
-}
-
-# Install the Debian packages named that are missing.
-need_pkgs() {
-	local p missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} = 0 ] && return 0
-	say "installing: ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
-		>/dev/null || die "apt-get install ${missing[*]} failed"
 }
 
 # make bindeb-pkg in the git am'd tree, out of tree: in the objects of make check IMPL=series
@@ -354,7 +347,7 @@ need_pkgs() {
 cmd_deb() {
 	local obj=$B/obj/series-fast c=$TOP/scripts/configs t0=$SECONDS ver deb
 	[ -d "$AM/.git" ] || die "no $AM: run 'make series-am' first"
-	need_pkgs dpkg-dev fakeroot rsync kmod bc cpio libssl-dev libelf-dev
+	"$TOP/scripts/harness.sh" deps dpkg-dev fakeroot rsync kmod bc cpio libssl-dev libelf-dev
 	rm -rf "$B/obj"/linux-*.deb "$B/obj"/linux-*.buildinfo "$B/obj"/linux-*.changes
 	if [ -n "${DEB_CONFIG:-}" ]; then
 		obj=$B/obj/series-deb
