@@ -503,6 +503,8 @@ summarise() {
 		/^@@SUITE / { suite = $2; planned = -1; seen = 0; ndiag = 0; next }
 		/^@@SUITE-END / {
 			rc = $3; sub("rc=", "", rc)
+			secs = $4; sub("secs=", "", secs)
+			if (secs != "") printf "TIME %s %s s\n", suite, secs
 			if (planned >= 0 && seen < planned) {
 				printf "FAIL %s: %d of %d planned tests did not report\n", suite, planned - seen, planned
 				fail += planned - seen

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run the uprobes kselftests and the base tree's ftrace uprobe parser test in the guest.
-# Each suite's TAP is framed by @@SUITE name / @@SUITE-END name rc=N for the host to parse.
+# Each suite's TAP is framed by @@SUITE name / @@SUITE-END name rc=N secs=S for the host to
+# parse.
 # uprobe_clients* suites run in the chroot of the build machine's root (scripts/guest/init),
 # where the clients are; kernels of CONFIG=fast have neither BPF, 32-bit tasks nor that root,
 # and leave them out.
@@ -27,9 +28,10 @@ for t in $(cat .tests); do
 		;;
 	esac
 	echo "@@SUITE $t"
+	start=$(date +%s)
 	timeout "$limit" $run
 	rc=$?
-	echo "@@SUITE-END $t rc=$rc"
+	echo "@@SUITE-END $t rc=$rc secs=$(($(date +%s) - start))"
 	[ $rc = 0 ] || fail=1
 done
 

@@ -15,6 +15,7 @@
  * Every test asserts exact counts and values, and the SDT semaphore while
  * the tool is attached and after it is gone.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -86,6 +87,15 @@ static int tool_start(struct tool *t, const char *const argv[])
 	return 0;
 }
 
+/* Append @text to the tool's output, as much as fits. */
+static void tool_note(struct tool *t, const char *text)
+{
+	t->len += snprintf(t->out + t->len, sizeof(t->out) - t->len, "%s",
+			   text);
+	if (t->len >= sizeof(t->out))
+		t->len = sizeof(t->out) - 1;
+}
+
 /* Read the tool's output until a line that starts with @line; 0 or -errno. */
 static int tool_wait_line(struct tool *t, const char *line, int timeout_ms)
 {
@@ -96,10 +106,8 @@ static int tool_wait_line(struct tool *t, const char *line, int timeout_ms)
 		ret = ut_readline(t->from, buf, sizeof(buf), timeout_ms);
 		if (ret)
 			return ret;
-		t->len += snprintf(t->out + t->len, sizeof(t->out) - t->len,
-				   "%s\n", buf);
-		if (t->len >= sizeof(t->out))
-			t->len = sizeof(t->out) - 1;
+		tool_note(t, buf);
+		tool_note(t, "\n");
 		if (!strncmp(buf, line, strlen(line)))
 			return 0;
 	}
@@ -155,24 +163,61 @@ static int tool_wait_idle(struct tool *t, int timeout_ms)
 }
 
 /*
+ * The tool did not end: append where each of its threads is (state, CPU
+ * times, kernel stack) to its output, for the log of the failing test.
+ */
+static void tool_note_threads(struct tool *t)
+{
+	static const char *const files[] = { "stat", "wchan", "stack" };
+	char path[96], line[160], *buf;
+	struct dirent *d;
+	unsigned int i;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(line, sizeof(line), "[did not end: thread %s]\n",
+			 d->d_name);
+		tool_note(t, line);
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/%s",
+				 t->pid, d->d_name, files[i]);
+			buf = ut_read_file(path, NULL);
+			snprintf(line, sizeof(line), "%s: ", files[i]);
+			tool_note(t, line);
+			tool_note(t, buf ? buf : "(unreadable)");
+			tool_note(t, "\n");
+			free(buf);
+		}
+	}
+	closedir(dir);
+}
+
+/*
  * Send @sig (unless 0), read the rest of the output and reap the tool;
- * returns its wait status, or -1 when it did not end in time.
+ * returns its wait status (SIGKILL's when it did not end in time, with
+ * where its threads were appended to the output).
  */
 static int tool_stop(struct tool *t, int sig)
 {
 	char buf[1024];
-	int status;
+	int status, ret;
 
 	if (t->pid <= 0)
 		return -1;
 	if (sig)
 		kill(t->pid, sig);
-	while (!ut_readline(t->from, buf, sizeof(buf), TOOL_STOP_MS)) {
-		t->len += snprintf(t->out + t->len, sizeof(t->out) - t->len,
-				   "%s\n", buf);
-		if (t->len >= sizeof(t->out))
-			t->len = sizeof(t->out) - 1;
+	while (!(ret = ut_readline(t->from, buf, sizeof(buf), TOOL_STOP_MS))) {
+		tool_note(t, buf);
+		tool_note(t, "\n");
 	}
+	if (ret == -ETIMEDOUT)
+		tool_note_threads(t);
 	close(t->from);
 	t->from = -1;
 	kill(t->pid, SIGKILL);
