@@ -72,19 +72,21 @@
  *
  * The hit path
  *   A handler runs in the probed task, preemptible, with the user registers.
- *   It fetches the arguments into a scratch record (on the stack when
- *   small, else kmalloc()ed): page faults are allowed there, so arguments on
- *   pages not yet touched or swapped out are read, not lost. Then it copies
- *   the record into each enabled trace instance's ring buffer, or into
- *   perf's buffer (a second fetch, with perf's larger size bound, when one
- *   event feeds both). Nothing is fetched when no instance records (tracing
- *   off, soft-disabled) and no perf event wants the hit.
+ *   It measures the strings among the arguments (page faults allowed),
+ *   reserves the record in each enabled trace instance's ring buffer, or in
+ *   perf's buffer, and fetches the arguments straight into it with page
+ *   faults disabled. When a read misses a page (not yet touched, swapped
+ *   out), that record is dropped and the hit fetched once more, faults
+ *   allowed, into a scratch record (on the stack when small, else
+ *   kmalloc()ed) that is then copied: such arguments are read, not lost.
+ *   Nothing is fetched when no instance records (tracing off,
+ *   soft-disabled) and no perf event wants the hit.
  *
  * Design rules
- *   - No per-CPU fetch buffers and no mutex on the hit path: the scratch
- *     record belongs to the hit, so tasks never wait for each other, and a
- *     record too big for its buffer has its strings cut rather than being
- *     dropped.
+ *   - No per-CPU fetch buffers and no mutex on the hit path: records are
+ *     fetched where they go, or into a scratch record of the hit's own, so
+ *     tasks never wait for each other, and a record too big for its buffer
+ *     has its strings cut rather than being dropped.
  *   - Trace files and perf may use one event at the same time; the core
  *     filter is "any trace file, or a perf target in this mm".
  *   - Perf targets are matched per process (mm); a target whose mm is gone
@@ -165,6 +167,9 @@ struct uprobe_record_head {
  * @free_work: deferred free after deletion (tu_free_work())
  * @text_room: most bytes of strings a trace record may hold and still
  *	print as one line of text (trace_text_room())
+ * @dynamic: an argument has dynamic data (a string): records vary in size
+ * @simple: every argument is simple (arg_is_simple()): fetch_simple()
+ *	fetches them
  * @tp: the library's probe: event, arguments (must be last)
  */
 struct trace_uprobe {
@@ -182,6 +187,8 @@ struct trace_uprobe {
 	struct uprobe_stats stats_done;
 	struct work_struct free_work;
 	int text_room;
+	bool dynamic;
+	bool simple;
 	struct trace_probe tp;
 };
 
@@ -288,14 +295,31 @@ static unsigned long tu_hits(struct trace_uprobe *tu)
 /* ------------------------------------------------------------ fetching */
 
 /*
- * The fetch program runs in the probed task with page faults allowed: user
- * memory is read with the ordinary user accessors. A read that fails
- * leaves zeroes (fixed-size values) or "(fault)" (strings).
+ * Set by a read of user memory that failed while page faults were
+ * disabled, in fetch_nofault(), which clears it before and tests it after
+ * the fetch; both run with preemption disabled, so on one CPU.
+ */
+static DEFINE_PER_CPU(bool, fetch_missed);
+
+/* A user read failed: a miss of fetch_nofault(), or a real fault. */
+static nokprobe_inline void fetch_failed(void)
+{
+	if (pagefault_disabled())
+		__this_cpu_write(fetch_missed, true);
+}
+
+/*
+ * The fetch program runs in the probed task and reads user memory with the
+ * ordinary user accessors: with page faults disabled straight into a
+ * reserved record (fetch_nofault()), and when that misses a page once more
+ * with faults allowed. A read that fails leaves zeroes (fixed-size values)
+ * or "(fault)" (strings).
  */
 static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
 {
 	if (copy_from_user(dest, (void __force __user *)src, size)) {
 		memset(dest, 0, size);
+		fetch_failed();
 		return -EFAULT;
 	}
 	return 0;
@@ -342,6 +366,7 @@ static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest,
 	} else {
 		len = strncpy_from_user(dst, (const char __user *)addr, maxlen);
 		if (len < 0) {
+			fetch_failed();
 			*(u32 *)dest = make_data_loc(0, dst - (char *)base);
 			return len;
 		}
@@ -392,8 +417,10 @@ static unsigned long user_stack_nth(struct pt_regs *regs, unsigned int n)
 				   user_stack_pointer(regs);
 	unsigned long val;
 
-	if (get_user(val, sp + n))
+	if (get_user(val, sp + n)) {
+		fetch_failed();
 		return 0;
+	}
 	return val;
 }
 
@@ -409,43 +436,131 @@ static unsigned long foffs_to_vaddr(struct uprobe_fetch *uf,
 	return uf->vaddr - uf->tu->offset + foffs;
 }
 
+/* The value stage 1 of the fetch program starts from; false if none. */
+static __always_inline bool fetch_base(struct fetch_insn *code,
+				       struct uprobe_fetch *uf,
+				       unsigned long *val)
+{
+	struct pt_regs *regs = uf->regs;
+
+	switch (code->op) {
+	case FETCH_OP_REG:
+		*val = regs_get_register(regs, code->param);
+		return true;
+	case FETCH_OP_STACK:
+		*val = user_stack_nth(regs, code->param);
+		return true;
+	case FETCH_OP_STACKP:
+		*val = user_stack_pointer(regs);
+		return true;
+	case FETCH_OP_RETVAL:
+		*val = regs_return_value(regs);
+		return true;
+	case FETCH_OP_IMM:
+		*val = code->immediate;
+		return true;
+	case FETCH_OP_COMM:
+		*val = FETCH_TOKEN_COMM;
+		return true;
+	case FETCH_OP_FOFFS:
+		*val = foffs_to_vaddr(uf, code->immediate);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Stage 1 of the fetch program; the library runs the rest. */
 static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest,
 			      void *base)
 {
-	struct uprobe_fetch *uf = rec;
-	struct pt_regs *regs = uf->regs;
 	unsigned long val;
 
-	switch (code->op) {
-	case FETCH_OP_REG:
-		val = regs_get_register(regs, code->param);
-		break;
-	case FETCH_OP_STACK:
-		val = user_stack_nth(regs, code->param);
-		break;
-	case FETCH_OP_STACKP:
-		val = user_stack_pointer(regs);
-		break;
-	case FETCH_OP_RETVAL:
-		val = regs_return_value(regs);
-		break;
-	case FETCH_OP_IMM:
-		val = code->immediate;
-		break;
-	case FETCH_OP_COMM:
-		val = FETCH_TOKEN_COMM;
-		break;
-	case FETCH_OP_DATA:
+	if (code->op == FETCH_OP_DATA)
 		return fetch_imm_string(code, dest, base);
-	case FETCH_OP_FOFFS:
-		val = foffs_to_vaddr(uf, code->immediate);
+	if (!fetch_base(code, rec, &val))
+		return -EILSEQ;
+	return process_fetch_insn_bottom(code + 1, val, dest, base);
+}
+
+/*
+ * Is @arg a value stored as it is, or a number or string read from user
+ * memory at a value plus an offset: a fetch program of a stage 1, one
+ * store and nothing else (no dereference chain, bitfield or array)?
+ */
+static bool arg_is_simple(struct probe_arg *arg)
+{
+	struct fetch_insn *code = arg->code;
+
+	if (arg->count || code[0].op == FETCH_OP_DATA)
+		return false;
+	switch (code[1].op) {
+	case FETCH_OP_ST_RAW:
+	case FETCH_OP_ST_MEM:
+	case FETCH_OP_ST_UMEM:
+		if (arg->dynamic || code[0].op == FETCH_OP_COMM)
+			return false;
+		break;
+	case FETCH_OP_ST_STRING:
+	case FETCH_OP_ST_USTRING:
 		break;
 	default:
-		return -EILSEQ;
+		return false;
 	}
-	code++;
-	return process_fetch_insn_bottom(code, val, dest, base);
+	return code[2].op == FETCH_OP_END;
+}
+
+/* The length of simple string argument @code for this hit (dynamic_size()). */
+static int simple_strlen(struct fetch_insn *code, struct uprobe_fetch *uf)
+{
+	unsigned long val;
+
+	if (!fetch_base(code, uf, &val))
+		return 0;	/* not reached: arg_is_simple() */
+	return fetch_store_strlen(val + code[1].offset);
+}
+
+/*
+ * Fetch arguments that are all simple (arg_is_simple()) into @data, the
+ * record's argument area, and its @dsize bytes of dynamic data, which
+ * they fill: the fetch program's work without its interpreter.
+ */
+static void fetch_simple(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			 u8 *data, int dsize)
+{
+	u8 *base = data - head_size(tu), *dyn = data + tu->tp.size;
+	struct fetch_insn *code;
+	unsigned long val;
+	void *dest;
+	int i, len;
+
+	for (i = 0; i < tu->tp.nr_args; i++) {
+		code = tu->tp.args[i].code;
+		dest = data + tu->tp.args[i].offset;
+		if (!fetch_base(code, uf, &val))
+			val = 0;	/* not reached: arg_is_simple() */
+		switch (code[1].op) {
+		case FETCH_OP_ST_RAW:
+			fetch_store_raw(val, &code[1], dest);
+			break;
+		case FETCH_OP_ST_MEM:
+		case FETCH_OP_ST_UMEM:
+			probe_mem_read(dest, (void *)val + code[1].offset,
+				       code[1].size);
+			break;
+		default:	/* a string */
+			*(u32 *)dest = make_data_loc(dsize, dyn - base);
+			len = fetch_store_string(val + code[1].offset, dest,
+						 base);
+			if (len > 0) {
+				dyn += len;
+				dsize -= len;
+			}
+		}
+	}
+	/* Strings shorter than measured leave bytes nothing wrote. */
+	if (dsize > 0)
+		memset(dyn, 0, dsize);
 }
 
 /*
@@ -479,15 +594,26 @@ static int dynamic_size(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 	for (i = 0; i < tu->tp.nr_args; i++) {
 		if (!tu->tp.args[i].dynamic)
 			continue;
-		len = process_fetch_insn(tu->tp.args[i].code, uf, NULL, NULL);
+		if (tu->simple)
+			len = simple_strlen(tu->tp.args[i].code, uf);
+		else
+			len = process_fetch_insn(tu->tp.args[i].code, uf,
+						 NULL, NULL);
 		if (len > 0)
 			total += len;
 	}
 	return clamp(total, 0, max(room, 0));
 }
 
+/* Bytes of a record with @dsize bytes of dynamic data, header included. */
+static int record_size(struct trace_uprobe *tu, int dsize)
+{
+	return head_size(tu) + tu->tp.size + dsize;
+}
+
 /**
- * struct uprobe_record - one hit's arguments, fetched once
+ * struct uprobe_record - a scratch record: one hit's arguments, fetched
+ *	with page faults allowed
  * @data: head_size() bytes left for the header, then the arguments and
  *	their dynamic data
  * @size: bytes in @data, header included
@@ -499,13 +625,16 @@ struct uprobe_record {
 	u64 onstack[UPROBE_STACK_RECORD / sizeof(u64)];
 };
 
-/* Fetch the arguments into @rec, a record of at most @limit bytes. */
+/*
+ * Fetch the arguments into @rec, a record of at most @limit bytes, with
+ * page faults allowed.
+ */
 static int fetch_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 			struct uprobe_record *rec, int limit)
 {
 	int hsize = head_size(tu), dsize = dynamic_size(tu, uf, limit);
 
-	rec->size = hsize + tu->tp.size + dsize;
+	rec->size = record_size(tu, dsize);
 	rec->data = (u8 *)rec->onstack;
 	if (rec->size > sizeof(rec->onstack)) {
 		rec->data = kmalloc(rec->size, GFP_KERNEL);
@@ -533,6 +662,49 @@ static void fill_head(struct uprobe_record_head *entry,
 		entry->vaddr[1] = instruction_pointer(uf->regs);
 }
 
+/*
+ * Fetch the arguments straight into @data, a record_size(@dsize) bytes
+ * record reserved in an output buffer (preemption disabled), without
+ * taking a page fault. False when a read needed one: the record is
+ * incomplete, and the hit must be fetched again with faults allowed
+ * (fetch_record()).
+ */
+static bool fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			  u8 *data, int dsize)
+{
+	int hsize = head_size(tu);
+
+	if (!tu->tp.nr_args)
+		return true;
+	__this_cpu_write(fetch_missed, false);
+	pagefault_disable();
+	if (tu->simple) {
+		fetch_simple(tu, uf, data + hsize, dsize);
+	} else {
+		/* Nothing stale may reach user space: a fetch may stop short. */
+		memset(data + hsize, 0, tu->tp.size + dsize);
+		store_trace_args(data + hsize, &tu->tp, uf, hsize, dsize);
+	}
+	pagefault_enable();
+	return !__this_cpu_read(fetch_missed);
+}
+
+/*
+ * Fill the record at @entry: the header, then a copy of @rec, or with no
+ * @rec the arguments fetched straight into it (fetch_nofault()).
+ */
+static bool fill_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			void *entry, struct uprobe_record *rec, int dsize)
+{
+	int hsize = head_size(tu);
+
+	fill_head(entry, tu, uf);
+	if (!rec)
+		return fetch_nofault(tu, uf, entry, dsize);
+	memcpy((u8 *)entry + hsize, rec->data + hsize, rec->size - hsize);
+	return true;
+}
+
 /* ------------------------------------------------------- ftrace output */
 
 /*
@@ -547,29 +719,33 @@ static bool file_records(struct trace_event_file *file)
 	       (file->flags & EVENT_FILE_FL_TRIGGER_COND);
 }
 
-/* Copy @rec into @file's ring buffer. Caller is in an RCU read section. */
-static void record_to_file(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			   struct uprobe_record *rec,
+/*
+ * Record the hit in @file's ring buffer: a copy of @rec, or with no @rec
+ * the arguments fetched into the reserved event. False when that fetch
+ * missed a page: nothing is recorded. Caller is in an RCU read section.
+ */
+static bool record_to_file(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			   struct uprobe_record *rec, int dsize,
 			   struct trace_event_file *file)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	struct uprobe_record_head *entry;
 	struct trace_event_buffer fbuffer = {};
-	int hsize = head_size(tu);
+	int size = rec ? rec->size : record_size(tu, dsize);
 
 	fbuffer.trace_file = file;
 	fbuffer.trace_ctx = tracing_gen_ctx();
 	fbuffer.event = trace_event_buffer_lock_reserve(&fbuffer.buffer, file,
-							call->event.type,
-							rec->size,
+							call->event.type, size,
 							fbuffer.trace_ctx);
 	if (!fbuffer.event)
-		return;
-	entry = ring_buffer_event_data(fbuffer.event);
-	fbuffer.entry = entry;
-	fill_head(entry, tu, uf);
-	memcpy((u8 *)entry + hsize, rec->data + hsize, rec->size - hsize);
+		return true;	/* not recording after all: nothing to fetch */
+	fbuffer.entry = ring_buffer_event_data(fbuffer.event);
+	if (!fill_record(tu, uf, fbuffer.entry, rec, dsize)) {
+		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
+		return false;
+	}
 	trace_event_buffer_commit(&fbuffer);
+	return true;
 }
 
 /* Does @file run triggers, or filter, before it records a hit? */
@@ -580,28 +756,68 @@ static bool file_checks_first(struct trace_event_file *file)
 			      EVENT_FILE_FL_PID_FILTER);
 }
 
+/* Is @file soft-disabled, or is this task filtered out? Runs no trigger. */
+static bool file_skips(struct trace_event_file *file)
+{
+	unsigned long flags = file->flags;
+
+	if (flags & EVENT_FILE_FL_SOFT_DISABLED)
+		return true;
+	return (flags & EVENT_FILE_FL_PID_FILTER) &&
+	       trace_event_ignore_this_pid(file);
+}
+
+/*
+ * A fetch into a reserved event missed a page: fetch the hit again with
+ * faults allowed, into a scratch record, and copy that into the files from
+ * the @from-th link of the event on, whose triggers have run already. A
+ * file enabled or disabled in between may shift the count, and get one
+ * hit more or less around its enable or disable.
+ */
+static noinline void trace_hit_faulting(struct trace_uprobe *tu,
+					struct uprobe_fetch *uf, int from)
+{
+	struct event_file_link *link;
+	struct uprobe_record rec;
+	int n = 0;
+
+	if (fetch_record(tu, uf, &rec, UPROBE_MAX_TRACE_RECORD))
+		return;
+	rcu_read_lock();
+	trace_probe_for_each_link_rcu(link, &tu->tp) {
+		if (n++ < from)
+			continue;
+		if (!file_skips(link->file) && file_records(link->file))
+			record_to_file(tu, uf, &rec, 0, link->file);
+	}
+	rcu_read_unlock();
+	free_record(&rec);
+}
+
 /* trace_hit() with a file to record in or to run the triggers of. */
 static noinline void trace_hit_files(struct trace_uprobe *tu,
 				     struct uprobe_fetch *uf, bool wanted)
 {
 	struct event_file_link *link;
-	struct uprobe_record rec;
+	int n = 0, missed = -1, dsize = 0;
 
-	/* The fetch may fault and sleep: outside the RCU section. */
-	if (wanted && fetch_record(tu, uf, &rec, UPROBE_MAX_TRACE_RECORD))
-		wanted = false;
+	/* Measuring strings may fault and sleep: outside the RCU section. */
+	if (wanted && tu->dynamic)
+		dsize = dynamic_size(tu, uf, UPROBE_MAX_TRACE_RECORD);
 
 	rcu_read_lock();
 	trace_probe_for_each_link_rcu(link, &tu->tp) {
+		n++;
 		/* Runs unconditional triggers; true when soft-disabled. */
 		if (trace_trigger_soft_disabled(link->file))
 			continue;
-		if (wanted && file_records(link->file))
-			record_to_file(tu, uf, &rec, link->file);
+		if (wanted && missed < 0 && file_records(link->file) &&
+		    !record_to_file(tu, uf, NULL, dsize, link->file))
+			missed = n - 1;
 	}
 	rcu_read_unlock();
-	if (wanted)
-		free_record(&rec);
+	if (missed >= 0)
+		trace_hit_faulting(tu, uf, missed);
 }
 
 /*
@@ -685,19 +901,53 @@ static bool perf_here(struct trace_uprobe *tu)
 }
 
 /*
+ * Hand the hit to the perf events on this CPU: a copy of @rec, or with no
+ * @rec the arguments fetched into perf's buffer. False when that fetch
+ * missed a page: nothing was handed over.
+ */
+static bool perf_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			struct uprobe_record *rec, int dsize)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	int rsize = rec ? rec->size : record_size(tu, dsize);
+	int size = ALIGN(rsize + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	struct hlist_head *head;
+	bool done = true;
+	void *entry;
+	int rctx;
+
+	preempt_disable();
+	head = this_cpu_ptr(call->perf_events);
+	if (hlist_empty(head))
+		goto enable_preempt;
+	entry = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!entry)
+		goto enable_preempt;
+	if (!fill_record(tu, uf, entry, rec, dsize)) {
+		perf_swevent_put_recursion_context(rctx);
+		done = false;
+		goto enable_preempt;
+	}
+	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, uf->regs,
+			      head, NULL);
+enable_preempt:
+	preempt_enable();
+	return done;
+}
+
+/*
  * Hand a hit to BPF programs if a target of the event wants this process
  * (@bpf), then to the perf events on this CPU.
  */
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		     bool bpf)
 {
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	struct uprobe_record_head *entry;
 	struct uprobe_record rec;
-	struct hlist_head *head;
-	int size, rctx;
+	int dsize = 0;
 
 #ifdef CONFIG_BPF_EVENTS
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+
 	/* Sleepable programs are allowed on uprobes: we may sleep here. */
 	if (bpf && bpf_prog_array_valid(call) &&
 	    !bpf_prog_run_array_sleepable(call->prog_array, uf->regs,
@@ -706,23 +956,15 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 #endif
 	if (!perf_here(tu))
 		return;		/* only skips work nobody wants */
+	/* Measuring strings may fault and sleep: before perf's buffer. */
+	if (tu->dynamic)
+		dsize = dynamic_size(tu, uf, UPROBE_MAX_PERF_RECORD);
+	if (perf_record(tu, uf, NULL, dsize))
+		return;
+	/* A page was missed: once more, with faults allowed. */
 	if (fetch_record(tu, uf, &rec, UPROBE_MAX_PERF_RECORD))
 		return;
-
-	size = ALIGN(rec.size + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	preempt_disable();
-	head = this_cpu_ptr(call->perf_events);
-	if (hlist_empty(head))
-		goto out;
-	entry = perf_trace_buf_alloc(size, NULL, &rctx);
-	if (!entry)
-		goto out;
-	memcpy(entry, rec.data, rec.size);
-	fill_head(entry, tu, uf);
-	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, uf->regs,
-			      head, NULL);
-out:
-	preempt_enable();
+	perf_record(tu, uf, &rec, 0);
 	free_record(&rec);
 }
 #else
@@ -1330,7 +1572,14 @@ put_path:
 /* Once the arguments are parsed: the print format and the text bound. */
 static int tu_finish(struct trace_uprobe *tu)
 {
+	int i;
+
 	tu->text_room = trace_text_room(tu);
+	tu->simple = true;
+	for (i = 0; i < tu->tp.nr_args; i++) {
+		tu->dynamic |= tu->tp.args[i].dynamic;
+		tu->simple &= arg_is_simple(&tu->tp.args[i]);
+	}
 	return traceprobe_set_print_fmt(&tu->tp, is_ret_probe(tu) ?
 					PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
 }

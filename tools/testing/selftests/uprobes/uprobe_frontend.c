@@ -521,6 +521,7 @@ static int resolve_asm(void)
 
 FIXTURE(fe) {
 	char grp[64];
+	char inst[128];		/* a trace instance to remove, if set */
 	int fd[MAX_CPUS];
 	struct ut_child child[MAX_CHILDREN];
 	int nchild;
@@ -546,6 +547,9 @@ FIXTURE_TEARDOWN(fe)
 			close(self->fd[i]);
 	for (i = 0; i < self->nchild; i++)
 		ut_child_kill(&self->child[i]);
+	/* removing an instance disables its events */
+	if (self->inst[0])
+		rmdir(self->inst);
 	if (self->grp[0])
 		ut_group_cleanup(self->grp);
 }
@@ -912,6 +916,25 @@ TEST_F(fe, type_string)
 	expect_records(_metadata, "fe_tstr_e", 3, e);
 }
 
+/* A private read-only mapping of a new file's page holding @data. */
+static char *file_page(const void *data, size_t len)
+{
+	char path[64];
+	void *page;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/fe_page.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return MAP_FAILED;
+	page = MAP_FAILED;
+	if (pwrite(fd, data, len, 0) == (ssize_t)len)
+		page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	unlink(path);
+	return page;
+}
+
 /*
  * A string on a page the task has not faulted in (a file's page, its page
  * table entry dropped by MADV_DONTNEED) is fetched by faulting it in: the
@@ -921,19 +944,12 @@ TEST_F(fe, type_string)
 TEST_F(fe, type_string_page_not_present)
 {
 	static const char text[] = "paged in by the fetch";
-	char expect[RECLEN], path[64];
+	char expect[RECLEN];
 	char *page;
-	int fd;
 
 	if (START("fe_tnp"))
 		return;
-	snprintf(path, sizeof(path), "/tmp/fe_tnp.%d", getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)sizeof(text), pwrite(fd, text, sizeof(text), 0));
-	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	unlink(path);
+	page = file_page(text, sizeof(text));
 	ASSERT_NE(MAP_FAILED, page);
 	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_tnp_e", "fe_ptrs",
 			       "s=+0(%di):ustring"));
@@ -942,6 +958,74 @@ TEST_F(fe, type_string_page_not_present)
 	snprintf(expect, sizeof(expect), "(0x%lx) s=\"%s\"",
 		 (unsigned long)fe_ptrs, text);
 	expect_record(_metadata, "fe_tnp_e", expect);
+	munmap(page, 4096);
+}
+
+/* How many times @needle occurs in @hay. */
+static int occurrences(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * Numbers on a page the task has not faulted in are read by faulting it
+ * in: once into each trace instance that records the event, and into
+ * perf's sample.
+ */
+TEST_F(fe, deref_page_not_present)
+{
+	static const uint64_t vals[2] = { 0x1122334455667788ULL, 42 };
+	char expect[RECLEN], enable[256], path[256], *buf, *page;
+	int off, size, end, len;
+	uint8_t rec[512];
+	struct fe_ring r;
+	uint64_t v;
+
+	if (START("fe_dnp"))
+		return;
+	page = file_page(vals, sizeof(vals));
+	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_dnp_e", "fe_ptrs",
+			       "v=+0(%di):x64 w=+8(%di):u32"));
+	snprintf(self->inst, sizeof(self->inst), "%s/instances/fe_dnp",
+		 UT_TRACEFS);
+	rmdir(self->inst);
+	ASSERT_EQ(0, mkdir(self->inst, 0755));
+	snprintf(enable, sizeof(enable), "%s/events/%s/fe_dnp_e/enable",
+		 self->inst, self->grp);
+	ASSERT_EQ(0, ut_write_file(enable, "1", false));
+	ASSERT_EQ(0, madvise(page, 4096, MADV_DONTNEED));
+	fe_sink = fe_ptrs(page, NULL);
+	snprintf(expect, sizeof(expect), "(0x%lx) v=0x%llx w=%llu",
+		 (unsigned long)fe_ptrs, (unsigned long long)vals[0],
+		 (unsigned long long)vals[1]);
+	expect_record(_metadata, "fe_dnp_e", expect);
+	snprintf(path, sizeof(path), "%s/trace", self->inst);
+	buf = ut_read_file(path, NULL);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(1, occurrences(buf, expect)) TH_LOG("instance: %s", buf);
+	free(buf);
+
+	/* the same through perf, once ftrace lets go of the event */
+	ASSERT_EQ(0, ut_write_file(enable, "0", false));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "fe_dnp_e", false));
+	ASSERT_EQ(0, field_of(self->grp, "fe_dnp_e", "v", &off, &size, &end));
+	ASSERT_EQ(8, size);
+	ASSERT_EQ(0, ring_open(&r, self->grp, "fe_dnp_e"));
+	ASSERT_EQ(0, madvise(page, 4096, MADV_DONTNEED));
+	fe_sink = fe_ptrs(page, NULL);
+	len = ring_next(&r, rec, sizeof(rec));
+	ASSERT_LE(off + size, len);
+	memcpy(&v, rec + off, sizeof(v));
+	EXPECT_EQ(vals[0], v);
+	EXPECT_EQ(0, ring_next(&r, rec, sizeof(rec)));
+	ring_close(&r);
 	munmap(page, 4096);
 }
 
