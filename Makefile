@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
-#   make run | check | bench | profile PROF='TARGET [r]' | vm CMD='...' [EXTRA=dir] | shell | lint |
+#   make run | check | bench | profile PROF='TARGET [r] [NAME=FETCH...]' | vm CMD='...' [EXTRA=dir] | shell | lint |
 #   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check |
 #   series-am | series-deb
 #   IMPL=ours|stock|wip|series (default ours; series: the tree series-am made),

@@ -705,18 +705,22 @@ cmd_bench() {
 }
 
 # ---------------------------------------------------------------- profile
-# Where one operation's guest instructions go, per kernel function. PROF='TARGET [r]' (a
-# target of ubench spin, r for a return probe too) boots the fast kernel twice under
+# Where one operation's guest instructions go, per kernel function. PROF='TARGET [r]
+# [NAME=FETCH...]' (a target of ubench spin, r for a return probe too, the probe's fetch
+# arguments) boots the fast kernel twice under
 # -icount with the insnprof plugin (scripts/bench/insnprof.c), running PROF_N (default
 # 20000) and then twice as many probed calls with tracing off (PROF_REC=1: recording into
 # the ring buffer): the difference of the two runs' counts over PROF_N is one call's cost,
 # exact. FUNC=name adds that function's count per instruction. Works for IMPL=stock too.
 # Output: stdout and $B/profile/IMPL.txt.
 cmd_profile() {
-	local out=$B/profile n=${PROF_N:-20000} k target ret
+	local out=$B/profile n=${PROF_N:-20000} k target words rest=
 	[ "$ARCH" = x86_64 ] || die "make profile runs x86_64 guests only"
-	read -r target ret <<<"${PROF:-}"
-	[ -n "$target" ] || die "usage: make profile PROF='TARGET [r]' [PROF_N=n] [PROF_REC=1] [FUNC=name] [IMPL=stock]"
+	read -r target words <<<"${PROF:-}"
+	[ -n "$target" ] || die "usage: make profile PROF='TARGET [r] [NAME=FETCH...]' [PROF_N=n] [PROF_REC=1] [FUNC=name] [IMPL=stock]"
+	# quoted for the guest's shell: fetch arguments have parentheses
+	# shellcheck disable=SC2086
+	[ -z "$words" ] || rest=$(printf ' %q' $words)
 	case ${PROF_REC:-0} in 0 | 1) ;; *) die "PROF_REC is 0 (tracing off) or 1 (recording)" ;; esac
 	build_ubench "$out/guest"
 	gcc -shared -fPIC -O2 -Wall -o "$out/insnprof.so" "$TOP"/scripts/bench/insnprof.c ||
@@ -728,7 +732,7 @@ cmd_profile() {
 	for k in 1 2; do
 		rm -f "$out/$IMPL.$k"
 		EXTRA=$out/guest ICOUNT=1 QEMU_EXTRA="-plugin $out/insnprof.so,out=$out/$IMPL.$k" \
-			CMD="echo ${PROF_REC:-0} > /sys/kernel/tracing/tracing_on && ./ubench spin $target $((k * n)) $ret" \
+			CMD="echo ${PROF_REC:-0} > /sys/kernel/tracing/tracing_on && ./ubench spin $target $((k * n))$rest" \
 			boot cmd
 		[ "$GUEST_RC" = 0 ] && [ -s "$out/$IMPL.$k" ] ||
 			die "ubench spin $target failed under $IMPL (log: $LOGS/out.log)"

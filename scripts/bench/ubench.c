@@ -18,10 +18,13 @@
  * probes in P processes, and "ubench spin ..." (below) runs probed calls.
  */
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +41,8 @@ TARGET(nop); TARGET(push); TARGET(pop); TARGET(mov); TARGET(add);
 TARGET(rip_load); TARGET(rip_store); TARGET(call); TARGET(jmp); TARGET(jcc);
 TARGET(ret); TARGET(retfn); TARGET(sdt); TARGET(many);
 void ub_leaf(void);
+void ub_strarg(const char *s);
+extern char ub_strarg_at[];
 extern unsigned short ub_sem;
 
 static const char *self;
@@ -135,6 +140,64 @@ static void hit(const char *name, const char *label, fn_t fn, const void *at)
 	put(TR "tracing_on", "0", 0);
 	put(TR "events/ub/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
+}
+
+/* ub_strarg (a nop) with a string in its first argument register. */
+static void strarg(void)
+{
+	ub_strarg("/usr/lib/x86_64-linux-gnu/libc.so.6");
+}
+
+/* A recorded hit at @at (called by @fn) of a probe with arguments @args. */
+static void rec_args(const char *key, const char *label, fn_t fn,
+		     const void *at, const char *args)
+{
+	double off = per_call(fn);
+
+	define("p", "args", at, args);
+	put(TR "events/ub/enable", "1", 0);
+	put(TR "tracing_on", "1", 0);
+	row(key, label, per_call(fn) - off);
+	put(TR "tracing_on", "0", 0);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+}
+
+/*
+ * A hit on ub_nop counted by a perf event of the uprobe PMU on this
+ * process (what perf stat -e uprobe... does): no trace file, no BPF. The
+ * count must match the calls.
+ */
+static void perf_count_row(void)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	double off = per_call(ub_nop), on;
+	long long count = 0;
+	FILE *f;
+	int fd;
+
+	f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+	if (!f || fscanf(f, "%u", &attr.type) != 1) {
+		fprintf(stderr, "ubench: no uprobe PMU\n");
+		exit(1);
+	}
+	fclose(f);
+	attr.config1 = (unsigned long)self;
+	attr.config2 = file_off(ub_nop_at);
+	attr.exclude_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0) {
+		perror("ubench: perf_event_open(uprobe)");
+		exit(1);
+	}
+	on = per_call(ub_nop) - off;
+	if (read(fd, &count, sizeof(count)) != sizeof(count) ||
+	    count != NCALLS + NCALLS / 10) {
+		fprintf(stderr, "ubench: perf counted %lld hits\n", count);
+		exit(1);
+	}
+	close(fd);
+	row("perf_count_nop", "hit, counted by perf: nop", on);
 }
 
 static void return_rows(void)
@@ -243,17 +306,31 @@ static const struct {
 	{ "rip_store", ub_rip_store, ub_rip_store_at },
 	{ "call", ub_call, ub_call_at }, { "jmp", ub_jmp, ub_jmp_at },
 	{ "jcc", ub_jcc, ub_jcc_at }, { "ret", ub_ret, ub_ret_at },
-	{ "retfn", ub_retfn, ub_retfn_at },
+	{ "retfn", ub_retfn, ub_retfn_at }, { "strarg", strarg, ub_strarg_at },
 };
 
 /*
- * "ubench spin TARGET N [r]": N calls of a probed target (with a return
- * probe too if r), for profiling the hit path (perf record -a around it).
+ * "ubench spin TARGET N [r] [NAME=FETCH...]": N calls of a probed target
+ * (with a return probe too if r, the probe fetching the arguments given),
+ * for profiling the hit path.
  */
 static int spin(char **argv)
 {
+	char args[256] = "";
+	bool ret = false;
 	unsigned int i;
 	long n = atol(argv[3]), k;
+	size_t len = 0;
+
+	for (k = 4; argv[k]; k++) {
+		if (!strcmp(argv[k], "r"))
+			ret = true;
+		else
+			len += snprintf(args + len, sizeof(args) - len, " %s",
+					argv[k]);
+		if (len >= sizeof(args))
+			return 1;
+	}
 
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		if (!strcmp(argv[2], targets[i].name))
@@ -261,8 +338,8 @@ static int spin(char **argv)
 	if (i == sizeof(targets) / sizeof(targets[0]))
 		return 1;
 	put(TR "uprobe_events", "", 0);
-	define("p", targets[i].name, targets[i].at, NULL);
-	if (argv[4])
+	define("p", targets[i].name, targets[i].at, args);
+	if (ret)
 		define("r", "ret", targets[i].at, NULL);
 	put(TR "events/ub/enable", "1", 0);
 	for (k = 0; k < n; k++)
@@ -314,6 +391,11 @@ int main(int argc, char **argv)
 	hit("jmp", "jmp", ub_jmp, ub_jmp_at);
 	hit("jcc", "jz (taken)", ub_jcc, ub_jcc_at);
 	hit("ret", "ret", ub_ret, ub_ret_at);
+	rec_args("rec_args4", "hit, recording: nop, 4 register arguments",
+		 ub_nop, ub_nop_at, " a=%di b=%si c=%dx d=%cx");
+	rec_args("rec_string", "hit, recording: nop, +0(%di):string",
+		 strarg, ub_strarg_at, " s=+0(%di):string");
+	perf_count_row();
 	return_rows();
 	sdt_rows();
 	for (i = 0; i < sizeof(nprobes) / sizeof(nprobes[0]); i++) {

@@ -26,6 +26,12 @@ ub_\name\()_at:
 	nop
 	ret
 
+	/* called with a string pointer in %rdi */
+	target	strarg
+	at	strarg
+	nop
+	ret
+
 	target	push
 	at	push
 	push	%rbp
