@@ -693,8 +693,9 @@ static bool fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
  * Fill the record at @entry: the header, then a copy of @rec, or with no
  * @rec the arguments fetched straight into it (fetch_nofault()).
  */
-static bool fill_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			void *entry, struct uprobe_record *rec, int dsize)
+static __always_inline bool fill_record(struct trace_uprobe *tu,
+					struct uprobe_fetch *uf, void *entry,
+					struct uprobe_record *rec, int dsize)
 {
 	int hsize = head_size(tu);
 
@@ -724,9 +725,10 @@ static bool file_records(struct trace_event_file *file)
  * the arguments fetched into the reserved event. False when that fetch
  * missed a page: nothing is recorded. Caller is in an RCU read section.
  */
-static bool record_to_file(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			   struct uprobe_record *rec, int dsize,
-			   struct trace_event_file *file)
+static __always_inline bool record_to_file(struct trace_uprobe *tu,
+					   struct uprobe_fetch *uf,
+					   struct uprobe_record *rec, int dsize,
+					   struct trace_event_file *file)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	struct trace_event_buffer fbuffer = {};
