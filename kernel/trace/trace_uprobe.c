@@ -674,8 +674,6 @@ static bool fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 {
 	int hsize = head_size(tu);
 
-	if (!tu->tp.nr_args)
-		return true;
 	__this_cpu_write(fetch_missed, false);
 	pagefault_disable();
 	if (tu->simple) {
@@ -701,7 +699,7 @@ static __always_inline bool fill_record(struct trace_uprobe *tu,
 
 	fill_head(entry, tu, uf);
 	if (!rec)
-		return fetch_nofault(tu, uf, entry, dsize);
+		return !tu->tp.nr_args || fetch_nofault(tu, uf, entry, dsize);
 	memcpy((u8 *)entry + hsize, rec->data + hsize, rec->size - hsize);
 	return true;
 }
