@@ -4116,6 +4116,19 @@ bool uprobe_leave_boosted_copy(struct pt_regs *regs)
 NOKPROBE_SYMBOL(uprobe_leave_boosted_copy);
 
 /*
+ * Has the SRCU list @head at most one entry? Read without a lock, under
+ * uprobes_srcu: the answer may be stale by one consumer joining or leaving.
+ */
+static bool consumers_single(struct list_head *head)
+{
+	struct list_head *first = srcu_dereference(list_next_rcu(head),
+						   &uprobes_srcu);
+
+	return first == head ||
+	       srcu_dereference(list_next_rcu(first), &uprobes_srcu) == head;
+}
+
+/*
  * Run the handlers of @uprobe; true if they all asked to be removed, or if
  * there are none (a removal that failed earlier, for lack of memory, is
  * retried here; remove_current_site() re-checks under mmap_lock).
@@ -4124,7 +4137,7 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 			 bool *want_return, bool *seen)
 {
 	struct uprobe_consumer *uc;
-	bool remove = true;
+	bool remove = true, many;
 	int rc;
 
 	*want_return = false;
@@ -4133,9 +4146,13 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 	 * A hit happens on one CPU: consumers that count per CPU (perf
 	 * events bound to a CPU, each with its own consumer) must all see
 	 * the same one, or a migration between two of them counts the hit
-	 * twice or not at all. The handlers may still sleep.
+	 * twice or not at all. The handlers may still sleep. A lone
+	 * consumer needs no such care (one that joins meanwhile may or may
+	 * not see this hit, as with any hit racing a registration).
 	 */
-	migrate_disable();
+	many = !consumers_single(&uprobe->consumers);
+	if (many)
+		migrate_disable();
 	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
 				 srcu_read_lock_held(&uprobes_srcu)) {
 		rc = uc->handler ? uc->handler(uc, regs) : 0;
@@ -4144,7 +4161,8 @@ static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 		*want_return |= !!uc->ret_handler;
 		*seen = true;
 	}
-	migrate_enable();
+	if (many)
+		migrate_enable();
 	return remove;
 }
 
@@ -4390,7 +4408,7 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 	struct stack_span span = {};
 	struct uprobe_consumer *uc;
 	unsigned long stack;
-	bool chained;
+	bool chained, many;
 	int idx;
 
 	if (!utask || !frame)
@@ -4425,7 +4443,9 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 	idx = srcu_read_lock(&uprobes_srcu);
 	instruction_pointer_set(regs, ri->orig_ret);
 	/* One CPU for all consumers of a return, as in run_handlers(). */
-	migrate_disable();
+	many = ri->chained || !consumers_single(&ri->uprobe->consumers);
+	if (many)
+		migrate_disable();
 	do {
 		list_for_each_entry_srcu(uc, &ri->uprobe->consumers, node,
 					 srcu_read_lock_held(&uprobes_srcu)) {
@@ -4435,7 +4455,8 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 		chained = ri->chained;
 		drop_return_instance(utask, link);
 	} while (chained && (ri = *link) && ri->stack == stack);
-	migrate_enable();
+	if (many)
+		migrate_enable();
 	srcu_read_unlock(&uprobes_srcu, idx);
 	return;
 
