@@ -26,8 +26,13 @@
  *				trace_uprobes ("siblings", same arguments)
  *				share it, its files and its perf filter.
  *   struct trace_uprobe_filter	the event's perf targets (library type, in
- *				the event): perf events linked through
- *				hw.tp_list, plus a count of system-wide ones.
+ *				the event): an RCU list of struct
+ *				tu_target, plus a count of system-wide
+ *				perf events.
+ *   struct tu_target		one perf event with a target task: the event
+ *				and a reference of its own on the task, so
+ *				that handlers can look at the task under RCU
+ *				alone; freed by RCU.
  *   struct uprobe_fetch	one hit's context for the fetch program: the
  *				user registers and the probed address.
  *   struct uprobe_list	one tracefs file (uprobe_events, uprobe_profile,
@@ -65,9 +70,10 @@
  *   event_mutex	held (by our callers or by us) around every definition,
  *			deletion, enable and disable, and every perf open and
  *			close; it orders them all. Core locks nest inside it.
- *   filter->rwlock	the event's perf target list; a leaf lock, read by
- *			the core's filter calls (under the core's locks) and
- *			by handlers, written under event_mutex.
+ *   filter->rwlock	taken for write (under event_mutex) to change the
+ *			event's perf target list; a leaf lock. Readers (the
+ *			core's filter calls, handlers) take no lock: they
+ *			walk the list under RCU.
  *   Handlers run in the core's SRCU section and may sleep.
  *
  * The hit path
@@ -867,23 +873,42 @@ static bool task_uses_mm(struct task_struct *task, struct mm_struct *mm)
 	return found;
 }
 
-/* Does a perf event of the event want hits in @mm? Takes filter->rwlock. */
+/**
+ * struct tu_target - a perf event of a uprobe event that has a target task
+ * @node: in the event's filter->perf_events, an RCU list
+ * @event: the perf event
+ * @task: its target, with a reference of ours: perf drops its own as soon as
+ *	the event closes, while handlers may still be looking at this entry
+ * @rcu: frees the entry and drops the reference after readers are done
+ */
+struct tu_target {
+	struct list_head node;
+	struct perf_event *event;
+	struct task_struct *task;
+	struct rcu_head rcu;
+};
+
+/*
+ * Does a perf event of the event want hits in @mm? Lock-free: the count of
+ * system-wide events, then the targets under RCU (no shared cache line is
+ * written, however many CPUs hit the probe).
+ */
 static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
 {
 	struct trace_uprobe_filter *filter = event_filter(tu);
-	struct perf_event *event;
+	struct tu_target *pt;
 	bool ret = false;
 
 	if (READ_ONCE(filter->nr_systemwide))
 		return true;
-	read_lock(&filter->rwlock);
-	ret = filter->nr_systemwide;
-	list_for_each_entry(event, &filter->perf_events, hw.tp_list) {
-		if (ret)
+	rcu_read_lock();
+	list_for_each_entry_rcu(pt, &filter->perf_events, node) {
+		if (task_uses_mm(pt->task, mm)) {
+			ret = true;
 			break;
-		ret = task_uses_mm(event->hw.target, mm);
+		}
 	}
-	read_unlock(&filter->rwlock);
+	rcu_read_unlock();
 	return ret;
 }
 
@@ -1363,20 +1388,55 @@ static bool target_covered(struct trace_uprobe *tu, struct perf_event *event)
 	return mm && perf_wants(tu, mm);
 }
 
-/* Add @event's target to the event's filter (@join), or take it out. */
-static void update_targets(struct trace_uprobe *tu, struct perf_event *event,
-			   bool join)
+static void free_tu_target(struct rcu_head *head)
+{
+	struct tu_target *pt = container_of(head, struct tu_target, rcu);
+
+	put_task_struct(pt->task);
+	kfree(pt);
+}
+
+/*
+ * Add @event's target to the event's filter (@join), or take it out. Only
+ * a join can fail (-ENOMEM).
+ */
+static int update_targets(struct trace_uprobe *tu, struct perf_event *event,
+			  bool join)
 {
 	struct trace_uprobe_filter *filter = event_filter(tu);
+	struct tu_target *pt, *found = NULL;
 
+	lockdep_assert_held(&event_mutex);
+	if (!event->hw.target) {
+		write_lock(&filter->rwlock);
+		WRITE_ONCE(filter->nr_systemwide,
+			   filter->nr_systemwide + (join ? 1 : -1));
+		write_unlock(&filter->rwlock);
+		return 0;
+	}
+	if (join) {
+		pt = kmalloc(sizeof(*pt), GFP_KERNEL);
+		if (!pt)
+			return -ENOMEM;
+		pt->event = event;
+		pt->task = get_task_struct(event->hw.target);
+		write_lock(&filter->rwlock);
+		list_add_rcu(&pt->node, &filter->perf_events);
+		write_unlock(&filter->rwlock);
+		return 0;
+	}
 	write_lock(&filter->rwlock);
-	if (!event->hw.target)
-		filter->nr_systemwide += join ? 1 : -1;
-	else if (join)
-		list_add(&event->hw.tp_list, &filter->perf_events);
-	else
-		list_del(&event->hw.tp_list);
+	list_for_each_entry(pt, &filter->perf_events, node) {
+		if (pt->event == event) {
+			found = pt;
+			list_del_rcu(&pt->node);
+			break;
+		}
+	}
 	write_unlock(&filter->rwlock);
+	if (!WARN_ON_ONCE(!found))
+		call_rcu(&found->rcu, free_tu_target);
+	return 0;
 }
 
 /*
@@ -1397,7 +1457,9 @@ static int perf_target(struct trace_event_call *call, struct perf_event *event,
 	tu = tp_to_tu(tp);
 	if (open) {
 		covered = target_covered(tu, event);
-		update_targets(tu, event, true);
+		ret = update_targets(tu, event, true);
+		if (ret)
+			return ret;
 	} else {
 		update_targets(tu, event, false);
 		covered = target_covered(tu, event);
