@@ -134,7 +134,10 @@ enum rp_check {
 
 /**
  * struct return_instance - a pending return probe of a task
- * @uprobe: the probe whose function is running (holds a reference)
+ * @id: the &struct uprobe id of the probe whose function is running
+ * @key: that probe's key in the core's table of probes by key: the
+ *	instance holds no reference, and finds the probe at the return
+ *	only if it is still there (and has the same @id)
  * @func: the probed function's address
  * @orig_ret: where the function really returns to
  * @stack: the stack pointer at the function's entry (where its return
@@ -149,7 +152,8 @@ enum rp_check {
  * Core-private but for @stack, which arch_uretprobe_is_alive() reads.
  */
 struct return_instance {
-	struct uprobe *uprobe;
+	u64 id;
+	u32 key;
 	unsigned long func;
 	unsigned long orig_ret;
 	unsigned long stack;

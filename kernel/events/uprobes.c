@@ -186,8 +186,11 @@
  *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
  *     lookups; it pins the inode (igrab) and is freed by RCU.
  *   - uprobe: one reference while it has consumers, one per site in any
- *     mm, one per task stepping its copy, one per pending return instance,
- *     plus temporary lookups; freed through SRCU (uprobes_srcu).
+ *     mm, one per task stepping its copy, plus temporary lookups; freed
+ *     through SRCU (uprobes_srcu). A pending return instance holds none:
+ *     it records the probe's key and id, and its return looks the probe up
+ *     (uprobes_by_key): a hit of a return probe writes nothing in the
+ *     probe that other CPUs hitting it read.
  *   - uprobe_site: owned by its mm's table; freed by RCU after removal,
  *     also when an install fails after it entered the table.
  *   - A detached site whose text went away is settled (settle_dead())
@@ -303,6 +306,7 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @offset: file offset of the probed instruction
  * @ref_ctr_offset: file offset of the SDT counter, 0 for none
  * @id: unique for the life of the system (XOL slots record it), never 0
+ * @key: index in uprobes_by_key, where pending returns find the probe
  * @ref: references: consumers (one for all), sites, temporary ones
  * @nr_sites: how many sites (in all mms) hold a reference; a removal walk
  *	that leaves some covers the whole file (__sync_maps())
@@ -322,6 +326,7 @@ struct uprobe {
 	loff_t offset;
 	loff_t ref_ctr_offset;
 	u64 id;
+	u32 key;
 	refcount_t ref;
 	atomic_t nr_sites;
 	struct mutex reg_lock;		/* see the kernel-doc above */
@@ -338,6 +343,17 @@ struct uprobe {
 
 /* Source of &struct uprobe ids. */
 static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
+
+/*
+ * Every live uprobe by its key (allocated cyclically, so a key is reused
+ * only after the other 2^32 - 1): a pending return instance records its
+ * probe's key and id instead of holding a reference, so that neither a
+ * hit nor a return writes the probe. A probe leaves the table before it is
+ * freed through SRCU, so a lookup in an SRCU read section may use what it
+ * finds (return_uprobe()). The xarray's own lock serialises its writers.
+ */
+static DEFINE_XARRAY_ALLOC(uprobes_by_key);
+static u32 uprobes_next_key;
 
 /**
  * struct uprobe_site - one breakpoint of ours in one mm
@@ -560,12 +576,20 @@ static void free_uprobe_srcu(struct rcu_head *rcu)
 	free_uprobe(container_of(rcu, struct uprobe, rcu));
 }
 
+/* A new @uprobe that never went into its inode's table: undo its key. */
+static void discard_new_uprobe(struct uprobe *uprobe)
+{
+	xa_erase(&uprobes_by_key, uprobe->key);
+	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
+}
+
 /* The last reference to @uprobe is gone: unlist it, free it after SRCU. */
 static noinline void release_uprobe(struct uprobe *uprobe)
 {
 	struct uprobe_inode *ui = uprobe->ui;
 
 	xa_cmpxchg(&ui->probes, uprobe->offset, uprobe, NULL, 0);
+	xa_erase(&uprobes_by_key, uprobe->key);
 	put_uprobe_inode(ui);
 	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
 }
@@ -635,6 +659,13 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 	refcount_set(&uprobe->ref, 1);
 	mutex_init(&uprobe->reg_lock);
 	INIT_LIST_HEAD(&uprobe->consumers);
+	err = xa_alloc_cyclic(&uprobes_by_key, &uprobe->key, uprobe,
+			      xa_limit_32b, &uprobes_next_key, GFP_KERNEL);
+	if (err < 0) {
+		free_uprobe(uprobe);
+		put_uprobe_inode(ui);
+		return ERR_PTR(err);
+	}
 
 	for (;;) {
 		err = xa_insert(&ui->probes, offset, uprobe, GFP_KERNEL);
@@ -648,14 +679,14 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 			old = get_uprobe(old);
 		rcu_read_unlock();
 		if (old) {
-			free_uprobe(uprobe);
+			discard_new_uprobe(uprobe);
 			put_uprobe_inode(ui);
 			return old;
 		}
 		/* a dying probe is leaving the slot */
 		cond_resched();
 	}
-	free_uprobe(uprobe);
+	discard_new_uprobe(uprobe);
 	put_uprobe_inode(ui);
 	return ERR_PTR(err);
 }
@@ -3585,7 +3616,6 @@ static void drop_return_instance(struct uprobe_task *utask,
 	*link = ri->next;
 	utask->depth--;
 	put_return_stub(ri);
-	put_uprobe(ri->uprobe);
 	recycle_return_instance(utask, ri);
 }
 
@@ -3744,7 +3774,6 @@ static int dup_return_instances(struct task_struct *t,
 		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
 		if (!copy)
 			return -ENOMEM;
-		refcount_inc(&copy->uprobe->ref);	/* ri holds one */
 		copy->next = NULL;
 		*tail = copy;
 		tail = &copy->next;
@@ -4352,9 +4381,8 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	ri = alloc_return_instance(utask);
 	if (!ri)
 		goto missed;
-	ri->uprobe = get_uprobe(uprobe);
-	if (!ri->uprobe)
-		goto recycle;		/* going away: nothing to report */
+	ri->id = uprobe->id;
+	ri->key = uprobe->key;
 	ri->stub = -1;
 	if (!chained) {
 		ret = return_addr_for(area, regs, orig, &ri->stub);
@@ -4372,13 +4400,17 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 
 put:
 	put_return_stub(ri);
-	put_uprobe(ri->uprobe);
 	recycle_return_instance(utask, ri);
 missed:
 	this_cpu_inc(probe_stats(uprobe)->missed);
-	return;
-recycle:
-	recycle_return_instance(utask, ri);
+}
+
+/* The probe of pending return @ri if it is still there. In uprobes_srcu. */
+static struct uprobe *return_uprobe(struct return_instance *ri)
+{
+	struct uprobe *uprobe = xa_load(&uprobes_by_key, ri->key);
+
+	return uprobe && uprobe->id == ri->id ? uprobe : NULL;
 }
 
 /**
@@ -4407,6 +4439,7 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 	struct return_instance **link, *ri, *target = NULL;
 	struct stack_span span = {};
 	struct uprobe_consumer *uc;
+	struct uprobe *uprobe;
 	unsigned long stack;
 	bool chained, many;
 	int idx;
@@ -4442,19 +4475,27 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 
 	idx = srcu_read_lock(&uprobes_srcu);
 	instruction_pointer_set(regs, ri->orig_ret);
+	uprobe = return_uprobe(ri);
 	/* One CPU for all consumers of a return, as in run_handlers(). */
-	many = ri->chained || !consumers_single(&ri->uprobe->consumers);
+	many = ri->chained || (uprobe && !consumers_single(&uprobe->consumers));
 	if (many)
 		migrate_disable();
-	do {
-		list_for_each_entry_srcu(uc, &ri->uprobe->consumers, node,
-					 srcu_read_lock_held(&uprobes_srcu)) {
-			if (uc->ret_handler)
-				uc->ret_handler(uc, ri->func, regs);
+	for (;;) {
+		/* A probe gone since the call has no handler left to run. */
+		if (uprobe) {
+			list_for_each_entry_srcu(uc, &uprobe->consumers, node,
+						 srcu_read_lock_held(&uprobes_srcu)) {
+				if (uc->ret_handler)
+					uc->ret_handler(uc, ri->func, regs);
+			}
 		}
 		chained = ri->chained;
 		drop_return_instance(utask, link);
-	} while (chained && (ri = *link) && ri->stack == stack);
+		ri = *link;
+		if (!chained || !ri || ri->stack != stack)
+			break;
+		uprobe = return_uprobe(ri);
+	}
 	if (many)
 		migrate_enable();
 	srcu_read_unlock(&uprobes_srcu, idx);
