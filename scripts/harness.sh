@@ -686,10 +686,18 @@ cmd_bench() {
 		[ "$GUEST_RC" = 0 ] && tr -d '\r' <"$LOGS/out.log" | grep -q '^@@BENCH-END' ||
 			die "ubench did not finish under $impl (log: $LOGS/out.log)"
 		[ -z "$(console_problems)" ] || die "kernel reported problems under $impl: $LOGS/console.log"
+		# Wall-clock rows: two vCPUs (multi-threaded TCG), no -icount.
+		EXTRA=$out/guest CMD="./ubench scale" boot cmd
+		tr -d '\r' <"$LOGS/out.log" | sed -n 's/^@@BENCH \(.*\)$/\1/p' >>"$out/$impl.rows"
+		[ "$GUEST_RC" = 0 ] && tr -d '\r' <"$LOGS/out.log" | grep -q '^@@BENCH-END' ||
+			die "ubench scale did not finish under $impl (log: $LOGS/out.log)"
+		[ -z "$(console_problems)" ] || die "kernel reported problems under $impl: $LOGS/console.log"
 	done
 	{
 		echo "Guest instructions per operation (QEMU -icount shift=0, fast config, one vCPU);"
 		echo "hit rows: probed call minus unprobed call, event enabled, tracing_on 0 unless recording."
+		echo "2 vCPUs rows: wall time of two threads on two vCPUs (multi-threaded TCG, no -icount),"
+		echo "each making as many calls as one thread alone, in % of that thread's time (100: no sharing)."
 		echo
 		echo "| operation | stock 6.1 | ours | ours/stock |"
 		echo "|---|---:|---:|---:|"

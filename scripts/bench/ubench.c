@@ -16,9 +16,15 @@
  * of make vm ICOUNT=1 EXTRA=dir: "ubench pair" prints getppid, the nop hit
  * and the return-probe rows, "ubench reg N P" the registration rows of N
  * probes in P processes, and "ubench spin ..." (below) runs probed calls.
+ *
+ * "ubench scale" is the exception: wall-clock rows, for a guest with two
+ * vCPUs and no -icount (see scale_rows()).
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -293,6 +299,130 @@ static void reg_rows(int n, int procs)
 	row(key, lab, off);
 }
 
+/* One thread of scale_rows(): @calls calls of @fn on CPU @cpu. */
+struct scaler {
+	pthread_t thread;
+	int cpu;
+	long calls;
+	fn_t fn;
+	pthread_barrier_t *start;
+};
+
+static void *scaler_run(void *arg)
+{
+	struct scaler *sc = arg;
+	cpu_set_t set;
+	long i;
+
+	CPU_ZERO(&set);
+	CPU_SET(sc->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("ubench: sched_setaffinity");
+		exit(1);
+	}
+	pthread_barrier_wait(sc->start);
+	for (i = 0; i < sc->calls; i++)
+		sc->fn();
+	return NULL;
+}
+
+/* Wall-clock nanoseconds for @nthreads threads (CPUs 0..) to make @calls each. */
+static unsigned long long scale_run(fn_t fn, int nthreads, long calls)
+{
+	struct scaler sc[2];
+	pthread_barrier_t start;
+	unsigned long long t0;
+	int i;
+
+	pthread_barrier_init(&start, NULL, nthreads + 1);
+	for (i = 0; i < nthreads; i++) {
+		sc[i] = (struct scaler){ .cpu = i, .calls = calls, .fn = fn,
+					 .start = &start };
+		if (pthread_create(&sc[i].thread, NULL, scaler_run, &sc[i])) {
+			fprintf(stderr, "ubench: pthread_create failed\n");
+			exit(1);
+		}
+	}
+	pthread_barrier_wait(&start);
+	t0 = now();
+	for (i = 0; i < nthreads; i++)
+		pthread_join(sc[i].thread, NULL);
+	pthread_barrier_destroy(&start);
+	return now() - t0;
+}
+
+/* A word both threads of shared_add() write: the control that shares. */
+static long shared_word;
+
+static void shared_add(void)
+{
+	__atomic_fetch_add(&shared_word, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * One scaling row: the wall time of two threads of this process, on two
+ * vCPUs, each making as many calls of @fn as one thread makes in about
+ * SCALE_NS alone, as a percentage of that thread's time: 100 when nothing
+ * is shared, 200 when the two run one after the other. Best of
+ * SCALE_TRIES, each ratio from runs next to each other, so that host noise
+ * counts as little as it can.
+ */
+#define SCALE_NS	300000000ull
+#define SCALE_TRIES	3
+static void scale_row(const char *key, const char *label, fn_t fn)
+{
+	long calls = 1000;
+	double best = 0, r;
+	int k;
+
+	while (scale_run(fn, 1, calls) < SCALE_NS / 4)	/* also the warm-up */
+		calls *= 2;
+	calls *= 4;
+	for (k = 0; k < SCALE_TRIES; k++) {
+		unsigned long long one = scale_run(fn, 1, calls);
+
+		r = 100.0 * scale_run(fn, 2, calls) / one;
+		if (!k || r < best)
+			best = r;
+	}
+	row(key, label, best);
+}
+
+/*
+ * Wall-clock rows (no -icount, two vCPUs): the same probe hit by threads on
+ * two CPUs at once, between two controls: an unprobed call (nothing
+ * shared: what two vCPUs of this host give) and an atomic add to one word
+ * (a cache line both write: what sharing one costs here).
+ */
+static int scale_rows(void)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		fprintf(stderr, "ubench: scale needs two CPUs\n");
+		return 1;
+	}
+	put(TR "events/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+	put(TR "tracing_on", "0", 0);
+	scale_row("scale_loop", "2 vCPUs, wall time vs 1 (%): unprobed call",
+		  ub_leaf);
+	scale_row("scale_shared",
+		  "2 vCPUs, wall time vs 1 (%): atomic add to one word", shared_add);
+	define("p", "nop", ub_nop_at, NULL);
+	put(TR "events/ub/enable", "1", 0);
+	scale_row("scale_nop", "2 vCPUs, wall time vs 1 (%): hit: nop", ub_nop);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+	define("p", "retfn", ub_retfn_at, NULL);
+	define("r", "retfn_r", ub_retfn_at, NULL);
+	put(TR "events/ub/enable", "1", 0);
+	scale_row("scale_ret_pair",
+		  "2 vCPUs, wall time vs 1 (%): probe + return probe", ub_retfn);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+	printf("@@BENCH-END\n");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	fn_t fn;
@@ -358,6 +488,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc >= 4 && !strcmp(argv[1], "spin"))
 		return spin(argv);
+	if (argc >= 2 && !strcmp(argv[1], "scale"))
+		return scale_rows();
 	put(TR "events/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
 	put(TR "tracing_on", "0", 0);
