@@ -1164,32 +1164,14 @@ static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		t->virtual_dr6 = dr6;
 }
 
-/**
- * arch_uprobe_skip_sstep - carry out an emulated instruction
- * @au: the probe
- * @regs: the user registers; @regs->ip is the probed address
- *
- * On success @regs (and the user stack) are what the instruction would have
- * left, ip included.
- *
- * Context: process context, may fault on user memory.
- *
- * Return: true if done; false if the instruction must be stepped instead
- * (not emulated in the task's mode, the program single-steps, or a memory
- * access would fault: the step will deliver the fault). Nothing is changed
- * when false is returned.
+/*
+ * The emulation of arch_uprobe_skip_sstep() for every class but the nop:
+ * those that move data or control.
  */
-bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
+static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
+				 struct pt_regs *regs)
 {
-	const struct arch_uprobe_plan *p = aup_plan(au, regs);
 	unsigned long next, ip, val;
-
-	if (!p || p->exec != AUP_EMULATE)
-		return false;
-	/* A program being stepped must trap after this very instruction. */
-	if ((regs->flags & X86_EFLAGS_TF) ||
-	    test_thread_flag(TIF_SINGLESTEP) || test_thread_flag(TIF_BLOCKSTEP))
-		return false;
 
 	next = aup_trunc(p, regs->ip + p->len);
 	ip = next;
@@ -1261,6 +1243,39 @@ bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
 	regs->ip = ip;
 	aup_watch(p, regs, next);
 	return true;
+}
+
+/**
+ * arch_uprobe_skip_sstep - carry out an emulated instruction
+ * @au: the probe
+ * @regs: the user registers; @regs->ip is the probed address
+ *
+ * On success @regs (and the user stack) are what the instruction would have
+ * left, ip included.
+ *
+ * Context: process context, may fault on user memory.
+ *
+ * Return: true if done; false if the instruction must be stepped instead
+ * (not emulated in the task's mode, the program single-steps, or a memory
+ * access would fault: the step will deliver the fault). Nothing is changed
+ * when false is returned.
+ */
+bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
+{
+	const struct arch_uprobe_plan *p = aup_plan(au, regs);
+
+	if (!p || p->exec != AUP_EMULATE)
+		return false;
+	/* A program being stepped must trap after this very instruction. */
+	if ((regs->flags & X86_EFLAGS_TF) ||
+	    (read_thread_flags() & (_TIF_SINGLESTEP | _TIF_BLOCKSTEP)))
+		return false;
+	/* Function entries and SDT markers: no data, no branch. */
+	if (p->emul == AUP_EM_NOP) {
+		regs->ip = aup_trunc(p, regs->ip + p->len);
+		return true;
+	}
+	return aup_emulate(p, regs);
 }
 
 #define AUP_JMP64_LEN	14	/* jmp *0(%rip); .quad target */

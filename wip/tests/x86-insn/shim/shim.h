@@ -162,6 +162,18 @@ static inline bool test_thread_flag(int flag)
 	return current->tif & BIT(flag);
 }
 
+#define _TIF_SINGLESTEP	BIT(TIF_SINGLESTEP)
+#define _TIF_BLOCKSTEP	BIT(TIF_BLOCKSTEP)
+
+static inline unsigned long read_thread_flags(void)
+{
+	return current->tif;
+}
+
+#ifndef noinline
+#define noinline	__attribute__((__noinline__))
+#endif
+
 /* The system call being run is a 32-bit one (the test sets it). */
 extern bool aup_test_ia32_syscall;
 #define in_ia32_syscall()	aup_test_ia32_syscall
