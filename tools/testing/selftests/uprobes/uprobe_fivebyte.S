@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe targets of uprobe_fivebyte (x86-64): instructions of five bytes,
+ * the sites that a jump can replace, in functions that can tell whether a
+ * probe disturbed them. The probed bytes are spelled out, so that the
+ * assembler cannot pick another encoding.
+ */
+	.text
+
+/*
+ * long fb_nop5_leaf(long seed): a leaf that keeps three words in its red
+ * zone (the 128 bytes below %rsp, as far down as -128(%rsp)) and its flags
+ * across the probed 5-byte nop at fb_nop5_at. Returns 3 * seed + 3, plus 1
+ * if seed < 1000 (unsigned).
+ */
+	.globl	fb_nop5_leaf, fb_nop5_at, fb_nop5_end
+	.type	fb_nop5_leaf, @function
+fb_nop5_leaf:
+	mov	%rdi, -8(%rsp)
+	lea	1(%rdi), %rax
+	mov	%rax, -64(%rsp)
+	lea	2(%rdi), %rax
+	mov	%rax, -128(%rsp)
+	xor	%edx, %edx
+	cmp	$1000, %rdi
+fb_nop5_at:
+	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+	setb	%dl
+	mov	-8(%rsp), %rax
+	add	-64(%rsp), %rax
+	add	-128(%rsp), %rax
+	add	%rdx, %rax
+	ret
+fb_nop5_end:
+	.size	fb_nop5_leaf, . - fb_nop5_leaf
+
+/*
+ * long fb_mov5_leaf(long seed): the same around a probed 5-byte
+ * mov $0x12345678,%ecx at fb_mov5_at, which must also clear the upper half
+ * of %rcx. Returns 3 * seed + 3 + (seed < 1000) + 0x12345678.
+ */
+	.globl	fb_mov5_leaf, fb_mov5_at
+	.type	fb_mov5_leaf, @function
+fb_mov5_leaf:
+	mov	%rdi, -8(%rsp)
+	lea	1(%rdi), %rax
+	mov	%rax, -64(%rsp)
+	lea	2(%rdi), %rax
+	mov	%rax, -128(%rsp)
+	xor	%edx, %edx
+	mov	$-1, %rcx
+	cmp	$1000, %rdi
+fb_mov5_at:
+	.byte	0xb9, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%ecx */
+	setb	%dl
+	mov	-8(%rsp), %rax
+	add	-64(%rsp), %rax
+	add	-128(%rsp), %rax
+	add	%rdx, %rax
+	add	%rcx, %rax
+	ret
+	.size	fb_mov5_leaf, . - fb_mov5_leaf
+
+/*
+ * long fb_framed(long x): a function with a frame pointer whose probed
+ * 5-byte nop (fb_framed_at) is after the prologue; returns x + 7.
+ * fb_framed_caller(x) calls it; fb_framed_ret is that call's return
+ * address, what a stack walk from the probe must show as the caller.
+ */
+	.globl	fb_framed, fb_framed_at, fb_framed_caller, fb_framed_ret
+	.type	fb_framed, @function
+fb_framed:
+	push	%rbp
+	mov	%rsp, %rbp
+fb_framed_at:
+	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+	lea	7(%rdi), %rax
+	pop	%rbp
+	ret
+	.size	fb_framed, . - fb_framed
+
+	.type	fb_framed_caller, @function
+fb_framed_caller:
+	push	%rbp
+	mov	%rsp, %rbp
+	call	fb_framed
+fb_framed_ret:
+	pop	%rbp
+	ret
+	.size	fb_framed_caller, . - fb_framed_caller
+
+	.section .note.GNU-stack, "", @progbits

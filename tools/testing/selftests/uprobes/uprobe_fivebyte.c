@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe_fivebyte: probes on instructions of five bytes (x86-64), the
+ * sites that a jump to a trampoline can replace instead of a breakpoint.
+ * Whatever carries a hit there, the program must not be able to tell
+ * (issue 23, item 3):
+ * - a leaf function keeping data in its red zone and its flags across a
+ *   probed 5-byte nop or 5-byte mov gets the same results, every call
+ *   counted;
+ * - threads running through both sites while their probes are enabled
+ *   and disabled in a loop compute what they compute unprobed;
+ * - signals arriving all the time, their handlers using the stack, change
+ *   no result and lose no hit;
+ * - a stack walk from the probe (a perf sample's user callchain) shows
+ *   the probed address and then the real caller;
+ * - a debugger single-stepping through the function sees exactly the
+ *   function's own instructions, one step each, the probed one included.
+ * They hold on every path a hit can take (breakpoint, emulation, a copy
+ * out of line) and on stock 6.1.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "uprobe_util.h"
+
+long fb_nop5_leaf(long seed);
+long fb_mov5_leaf(long seed);
+long fb_framed_caller(long x);
+extern char fb_nop5_at[], fb_nop5_end[], fb_mov5_at[], fb_framed_at[];
+extern char fb_framed_ret[];
+
+#define CALLS		20000
+#define CHURN_THREADS	4
+#define CHURN_CYCLES	100
+#define SAMPLES		10
+#define RING_PAGES	8
+
+static long nop5_want(long seed)
+{
+	return 3 * seed + 3 + ((unsigned long)seed < 1000);
+}
+
+static long mov5_want(long seed)
+{
+	return nop5_want(seed) + 0x12345678;
+}
+
+FIXTURE(five) {
+	char grp[64];
+	int perf_fd;
+	void *ring;
+	size_t ring_len;
+	pid_t child;
+};
+
+FIXTURE_SETUP(five)
+{
+	self->perf_fd = -1;
+	self->child = -1;
+}
+
+FIXTURE_TEARDOWN(five)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+	}
+	if (self->ring)
+		munmap(self->ring, self->ring_len);
+	if (self->perf_fd >= 0)
+		close(self->perf_fd);
+	if (self->grp[0])
+		ut_group_cleanup(self->grp);
+}
+
+#define START(g)	ut_start(_metadata, self->grp, sizeof(self->grp), g)
+
+/* File offset of @addr, a symbol of this binary. */
+static int64_t off_of(const char *sym)
+{
+	return ut_elf_sym_offset(ut_self_exe(), sym);
+}
+
+/*
+ * Call @fn CALLS times with seeds that cross 1000 (both flag outcomes);
+ * the number of results other than @want's.
+ */
+static long run_leaf(long (*fn)(long), long (*want)(long), long base)
+{
+	long i, bad = 0;
+
+	for (i = 0; i < CALLS; i++) {
+		long seed = (base + i * 7) % 2000;
+
+		bad += fn(seed) != want(seed);
+	}
+	return bad;
+}
+
+/* A probe at @sym, enabled: results exact, every call counted. */
+static void leaf_probed(struct __test_metadata *_metadata, const char *grp,
+			const char *sym, long (*fn)(long), long (*want)(long))
+{
+	int64_t off = off_of(sym);
+
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, run_leaf(fn, want, 0));	/* the function itself */
+	ASSERT_EQ(0, ut_probe_at(grp, "fb_site", ut_self_exe(), off, 0));
+	EXPECT_EQ(0, run_leaf(fn, want, 0));
+	EXPECT_EQ(CALLS, ut_profile_hits("fb_site"));
+}
+
+/* A leaf with its red zone and flags live across a probed 5-byte nop. */
+TEST_F(five, redzone_nop5)
+{
+	if (START("ufb_rznop"))
+		return;
+	leaf_probed(_metadata, self->grp, "fb_nop5_at", fb_nop5_leaf,
+		    nop5_want);
+}
+
+/* The same across a probed 5-byte mov, which must zero-extend. */
+TEST_F(five, redzone_mov5)
+{
+	if (START("ufb_rzmov"))
+		return;
+	leaf_probed(_metadata, self->grp, "fb_mov5_at", fb_mov5_leaf,
+		    mov5_want);
+}
+
+struct churn {
+	pthread_t thread;
+	long (*fn)(long);
+	long (*want)(long);
+	volatile int *stop;
+	long calls, bad;
+};
+
+static void *churn_run(void *arg)
+{
+	struct churn *c = arg;
+	long seed;
+
+	while (!*c->stop) {
+		seed = c->calls % 2000;
+		c->bad += c->fn(seed) != c->want(seed);
+		c->calls++;
+	}
+	return NULL;
+}
+
+/*
+ * Threads in both sites while their probes are enabled and disabled in a
+ * loop: no wrong result, every thread still running, both probes hit.
+ */
+TEST_F_TIMEOUT(five, churn_while_toggling, 300)
+{
+	struct churn c[CHURN_THREADS] = {};
+	volatile int stop = 0;
+	long hits_nop, hits_mov;
+	int i, cyc;
+
+	if (START("ufb_churn"))
+		return;
+	ASSERT_EQ(0, ut_unpin_cpu());
+	ASSERT_EQ(0, ut_define_at(self->grp, "fb_nop5", ut_self_exe(),
+				  off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, ut_define_at(self->grp, "fb_mov5", ut_self_exe(),
+				  off_of("fb_mov5_at"), 0));
+	for (i = 0; i < CHURN_THREADS; i++) {
+		c[i].fn = i & 1 ? fb_mov5_leaf : fb_nop5_leaf;
+		c[i].want = i & 1 ? mov5_want : nop5_want;
+		c[i].stop = &stop;
+		ASSERT_EQ(0, pthread_create(&c[i].thread, NULL, churn_run,
+					    &c[i]));
+	}
+	for (cyc = 0; cyc < CHURN_CYCLES; cyc++) {
+		ASSERT_EQ(0, ut_event_enable(self->grp, "fb_nop5", true));
+		ASSERT_EQ(0, ut_event_enable(self->grp, "fb_mov5", true));
+		usleep(2000);
+		ASSERT_EQ(0, ut_event_enable(self->grp, "fb_mov5", false));
+		usleep(1000);
+		ASSERT_EQ(0, ut_event_enable(self->grp, "fb_nop5", false));
+	}
+	stop = 1;
+	for (i = 0; i < CHURN_THREADS; i++) {
+		pthread_join(c[i].thread, NULL);
+		EXPECT_EQ(0, c[i].bad) {
+			TH_LOG("thread %d: %ld of %ld results wrong", i,
+			       c[i].bad, c[i].calls);
+		}
+		EXPECT_LT(0, c[i].calls);
+	}
+	hits_nop = ut_profile_hits("fb_nop5");
+	hits_mov = ut_profile_hits("fb_mov5");
+	EXPECT_LT(0, hits_nop);
+	EXPECT_LT(0, hits_mov);
+	TH_LOG("%d cycles: %ld and %ld hits, %ld calls in thread 0",
+	       CHURN_CYCLES, hits_nop, hits_mov, c[0].calls);
+}
+
+static volatile long signals_seen;
+
+/* A handler that uses a good deal of stack below the interrupted frame. */
+static void busy_handler(int sig)
+{
+	volatile char scratch[512];
+	int i;
+
+	for (i = 0; i < (int)sizeof(scratch); i++)
+		scratch[i] = (char)i;
+	signals_seen++;
+}
+
+struct pester {
+	pthread_t thread;
+	pthread_t target;
+	volatile int stop;
+};
+
+static void *pester_run(void *arg)
+{
+	struct pester *p = arg;
+
+	while (!p->stop) {
+		pthread_kill(p->target, SIGUSR1);
+		sched_yield();
+	}
+	return NULL;
+}
+
+/*
+ * Signals arriving all the time while a thread runs through both probed
+ * sites: no wrong result, every call counted, signals really came.
+ */
+TEST_F_TIMEOUT(five, signals_at_sites, 300)
+{
+	struct sigaction sa = { .sa_handler = busy_handler,
+				.sa_flags = SA_RESTART };
+	struct pester p = { .target = pthread_self() };
+	long bad;
+
+	if (START("ufb_sig"))
+		return;
+	ASSERT_EQ(0, ut_unpin_cpu());
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_mov5", ut_self_exe(),
+				 off_of("fb_mov5_at"), 0));
+	signals_seen = 0;
+	ASSERT_EQ(0, pthread_create(&p.thread, NULL, pester_run, &p));
+	bad = run_leaf(fb_nop5_leaf, nop5_want, 1);
+	bad += run_leaf(fb_mov5_leaf, mov5_want, 3);
+	p.stop = 1;
+	pthread_join(p.thread, NULL);
+	signal(SIGUSR1, SIG_IGN);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(CALLS, ut_profile_hits("fb_nop5"));
+	EXPECT_EQ(CALLS, ut_profile_hits("fb_mov5"));
+	EXPECT_LT(100, signals_seen);
+	TH_LOG("%ld signals during %d probed calls", signals_seen, 2 * CALLS);
+}
+
+/*
+ * A perf sample taken by the probe in fb_framed (a uprobe-PMU event of
+ * this process, user callchains): every one starts at the probed address
+ * and goes on to the real return address in fb_framed_caller.
+ */
+TEST_F(five, callchain_shows_caller)
+{
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *mp;
+	struct perf_event_header *h;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t head, pos, *v, nr, i;
+	int samples = 0, good = 0, k;
+	char *data;
+
+	if (START("ufb_cc"))
+		return;
+	ASSERT_EQ(0, ut_uprobe_attr(&attr, ut_self_exe(),
+				    off_of("fb_framed_at"), false, 0));
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_callchain_kernel = 1;
+	attr.disabled = 1;
+	self->perf_fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+				PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->perf_fd);
+	self->ring_len = (1 + RING_PAGES) * page;
+	self->ring = mmap(NULL, self->ring_len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, self->perf_fd, 0);
+	ASSERT_NE(MAP_FAILED, self->ring);
+	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (k = 0; k < SAMPLES; k++)
+		ASSERT_EQ(k + 7, fb_framed_caller(k));
+	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_DISABLE, 0));
+
+	mp = self->ring;
+	data = (char *)self->ring + mp->data_offset;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	for (pos = 0; pos + sizeof(*h) <= head && pos < mp->data_size;
+	     pos += h->size) {
+		h = (void *)(data + pos);
+		if (!h->size)
+			break;
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		samples++;
+		v = (uint64_t *)(h + 1);	/* ip, nr, ips[] */
+		nr = v[1];
+		for (i = 0; i + 2 < nr; i++) {
+			if (v[2 + i] != PERF_CONTEXT_USER)
+				continue;
+			good += v[3 + i] == (uintptr_t)fb_framed_at &&
+				v[4 + i] == (uintptr_t)fb_framed_ret;
+			break;
+		}
+	}
+	EXPECT_EQ(SAMPLES, samples);
+	EXPECT_EQ(SAMPLES, good) {
+		TH_LOG("%d of %d samples: user chain not [%p, %p, ...]",
+		       samples - good, samples, fb_framed_at, fb_framed_ret);
+	}
+}
+
+/*
+ * ptrace single-steps a child through fb_nop5_leaf: every step moves to
+ * the function's next instruction (the probed one is one step, from
+ * fb_nop5_at to the instruction after it), the probe counts the call
+ * once, and the result is right.
+ */
+TEST_F_TIMEOUT(five, single_step_through_site, 120)
+{
+	uintptr_t lo = (uintptr_t)fb_nop5_leaf, hi = (uintptr_t)fb_nop5_end;
+	struct user_regs_struct regs;
+	uintptr_t ips[32];
+	int n = 0, st, steps = 0, i, nop_at = -1;
+
+	if (START("ufb_step"))
+		return;
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		long r;
+
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		r = fb_nop5_leaf(5);
+		_exit(r == nop5_want(5) ? 0 : 1);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	/* Step to the function, then through it, until it returns. */
+	for (;;) {
+		ASSERT_EQ(0, ptrace(PTRACE_SINGLESTEP, self->child, NULL, 0));
+		ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+		ASSERT_TRUE(WIFSTOPPED(st));
+		ASSERT_EQ(SIGTRAP, WSTOPSIG(st));
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, self->child, NULL, &regs));
+		ASSERT_GT(100000, ++steps);
+		if (regs.rip >= lo && regs.rip < hi) {
+			ASSERT_GT(32, n);
+			ips[n++] = regs.rip;
+		} else if (n) {
+			break;
+		}
+	}
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, self->child, NULL, 0));
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* 7 instructions, the nop, 5 more and ret: one step each */
+	EXPECT_EQ(14, n);
+	for (i = 0; i < n; i++)
+		if (ips[i] == (uintptr_t)fb_nop5_at)
+			nop_at = i;
+	ASSERT_LE(0, nop_at);
+	ASSERT_GT(n - 1, nop_at);
+	EXPECT_EQ((uintptr_t)fb_nop5_at + 5, ips[nop_at + 1]);
+	for (i = 1; i < n; i++)
+		EXPECT_LT(ips[i - 1], ips[i]);
+	EXPECT_EQ(1, ut_profile_hits("fb_nop5"));
+}
+
+TEST_HARNESS_MAIN
