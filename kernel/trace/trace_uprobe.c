@@ -43,14 +43,17 @@
  *   - A trace_uprobe lives from its definition until its deletion (or, for
  *     perf's local ones, destroy_local_trace_uprobe()). It is registered
  *     with the core only while the event is enabled (by a trace file or by
- *     perf), each time with a new tu_reg. Nothing under event_mutex waits
- *     for the handlers of a registration, except for perf, which frees its
- *     buffers as soon as the event is disabled: disabling unregisters
- *     without waiting (uprobe_unregister_nosync()) and retires the tu_reg,
- *     which is freed once its handlers have returned (polled whenever the
+ *     perf), each time with a new tu_reg. Nothing waits for the handlers
+ *     of a registration under event_mutex: disabling unregisters without
+ *     waiting (uprobe_unregister_nosync()) and retires the tu_reg, which
+ *     is freed once its handlers have returned (polled whenever the
  *     trace_uprobe is used, or waited for by the deferred free, or by a
  *     read of uprobe_profile, whose counts are then final). The handlers
- *     still running find no trace file left and record nothing.
+ *     still running find no trace file left and record nothing, and use
+ *     perf's per-CPU event lists (call->perf_events, which perf frees an
+ *     RCU grace period after disabling the event) only inside an RCU
+ *     section that finds TP_FLAG_PROFILE still set. perf's local
+ *     trace_uprobes are freed by the same deferred free as deleted ones.
  *   - A retired tu_reg holds the core's probe (uprobe_stats_hold()): the
  *     handlers still running count their hits there; its counts are final
  *     once they have returned, and then move to the trace_uprobe's.
@@ -921,8 +924,14 @@ static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
 static bool perf_here(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	bool here = false;
 
-	return !hlist_empty(raw_cpu_ptr(call->perf_events));	/* racy hint */
+	/* call->perf_events exists while TP_FLAG_PROFILE is set */
+	rcu_read_lock();
+	if (trace_probe_load_flag(&tu->tp) & TP_FLAG_PROFILE)
+		here = !hlist_empty(raw_cpu_ptr(call->perf_events)); /* hint */
+	rcu_read_unlock();
+	return here;
 }
 
 /*
@@ -941,7 +950,10 @@ static bool perf_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 	void *entry;
 	int rctx;
 
+	/* An RCU section: perf frees call->perf_events after a grace period. */
 	preempt_disable();
+	if (!(trace_probe_load_flag(&tu->tp) & TP_FLAG_PROFILE))
+		goto enable_preempt;
 	head = this_cpu_ptr(call->perf_events);
 	if (hlist_empty(head))
 		goto enable_preempt;
@@ -1265,15 +1277,6 @@ static void unregister_event_probes(struct trace_probe *tp)
 		unregister_probe(tu);
 }
 
-/* Wait for the handlers of @tp's probes unregistered without waiting. */
-static void wait_event_unregistered(struct trace_probe *tp)
-{
-	struct trace_uprobe *tu;
-
-	list_for_each_entry(tu, trace_probe_probe_list(tp), tp.list)
-		wait_retired(tu);
-}
-
 /* The filter changed: install (@add) or remove breakpoints to match it. */
 static int apply_event_probes(struct trace_probe *tp, bool add)
 {
@@ -1313,6 +1316,12 @@ static int event_enable(struct trace_event_call *call,
 		if (ret)
 			return ret;
 	} else {
+		/*
+		 * perf allocated call->perf_events before this call: publish
+		 * it with the flag. Pairs with the acquire load of the flags
+		 * in perf_here() and perf_record().
+		 */
+		smp_wmb();
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
 	}
 
@@ -1351,25 +1360,20 @@ static int event_disable(struct trace_event_call *call,
 		if (trace_probe_test_flag(tp, TP_FLAG_TRACE))
 			return 0;
 	} else {
+		/*
+		 * perf frees call->perf_events after an RCU grace period
+		 * (tracepoint_synchronize_unregister()): handlers use it only
+		 * in an RCU section that finds this flag still set, so none
+		 * needs waiting for here.
+		 */
 		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
-		if (trace_probe_test_flag(tp, TP_FLAG_TRACE)) {
-			/*
-			 * The probes stay registered for the trace files:
-			 * wait for handlers still in perf_hit(), which
-			 * reads call->perf_events that perf frees next.
-			 */
-			uprobe_synchronize();
-			return 0;
-		}
+		if (trace_probe_test_flag(tp, TP_FLAG_TRACE))
+			return 0;	/* the probes stay for the trace files */
 	}
-	if (trace_probe_is_enabled(tp)) {
+	if (trace_probe_is_enabled(tp))
 		apply_event_probes(tp, false);	/* perf targets only now */
-	} else {
+	else
 		unregister_event_probes(tp);
-		/* perf frees call->perf_events next, which perf_hit() reads */
-		if (!file)
-			wait_event_unregistered(tp);
-	}
 	return 0;
 }
 
@@ -2340,10 +2344,15 @@ create_local_trace_uprobe(char *name, unsigned long offs,
 void destroy_local_trace_uprobe(struct trace_event_call *event_call)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(event_call);
+	struct trace_uprobe *tu;
 
 	if (WARN_ON_ONCE(!tp))
 		return;
-	tu_free(tp_to_tu(tp));
+	/* Freed once its handlers have returned, without making perf wait. */
+	tu = tp_to_tu(tp);
+	tu->owns_event = true;
+	INIT_WORK(&tu->free_work, tu_free_work);
+	queue_work(system_long_wq, &tu->free_work);
 }
 
 /**
