@@ -173,28 +173,40 @@ static void rec_args(const char *key, const char *label, fn_t fn,
  * process (what perf stat -e uprobe... does): no trace file, no BPF. The
  * count must match the calls.
  */
-static void perf_count_row(void)
+/* A uprobe-PMU event on this process at @at (attributes cached). */
+static int uprobe_pmu_open(const void *at)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr) };
-	double off = per_call(ub_nop), on;
-	long long count = 0;
+	static struct perf_event_attr attr = { .size = sizeof(attr) };
+	static const void *attr_at;
 	FILE *f;
 	int fd;
 
-	f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-	if (!f || fscanf(f, "%u", &attr.type) != 1) {
-		fprintf(stderr, "ubench: no uprobe PMU\n");
-		exit(1);
+	if (attr_at != at) {
+		f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+		if (!f || fscanf(f, "%u", &attr.type) != 1) {
+			fprintf(stderr, "ubench: no uprobe PMU\n");
+			exit(1);
+		}
+		fclose(f);
+		attr.config1 = (unsigned long)self;
+		attr.config2 = file_off(at);
+		attr.exclude_kernel = 1;
+		attr_at = at;
 	}
-	fclose(f);
-	attr.config1 = (unsigned long)self;
-	attr.config2 = file_off(ub_nop_at);
-	attr.exclude_kernel = 1;
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 	if (fd < 0) {
 		perror("ubench: perf_event_open(uprobe)");
 		exit(1);
 	}
+	return fd;
+}
+
+static void perf_count_row(void)
+{
+	double off = per_call(ub_nop), on;
+	long long count = 0;
+	int fd = uprobe_pmu_open(ub_nop_at);
+
 	on = per_call(ub_nop) - off;
 	if (read(fd, &count, sizeof(count)) != sizeof(count) ||
 	    count != NCALLS + NCALLS / 10) {
@@ -203,6 +215,35 @@ static void perf_count_row(void)
 	}
 	close(fd);
 	row("perf_count_nop", "hit, counted by perf: nop", on);
+}
+
+/*
+ * Target "preg" of spin, and the perf registration row: what a BPF tool
+ * does per probe, a uprobe-PMU event on this process opened and closed.
+ */
+static void perf_reregister(void)
+{
+	close(uprobe_pmu_open(ub_nop_at));
+}
+
+/*
+ * Another event stays open meanwhile, as a tool attaching many probes has
+ * them: perf allocates its per-CPU trace buffers (4 x 8 KiB per CPU) for
+ * the first trace event a system opens and frees them with the last.
+ */
+static void perf_reg_row(void)
+{
+	unsigned long long t0;
+	int i, other;
+
+	other = uprobe_pmu_open(ub_leaf);
+	perf_reregister();	/* warm-up */
+	t0 = now();
+	for (i = 0; i < 100; i++)
+		perf_reregister();
+	row("perf_reg_1", "perf_event_open + close of a uprobe-PMU event, 1 process",
+	    (double)(now() - t0) / 100);
+	close(other);
 }
 
 static void return_rows(void)
@@ -423,6 +464,13 @@ static int scale_rows(void)
 	return 0;
 }
 
+/* Target "reg" of spin: the probe unregistered and registered again. */
+static void reregister(void)
+{
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "events/ub/enable", "1", 0);
+}
+
 static const struct {
 	const char *name;
 	fn_t fn;
@@ -436,12 +484,15 @@ static const struct {
 	{ "call", ub_call, ub_call_at }, { "jmp", ub_jmp, ub_jmp_at },
 	{ "jcc", ub_jcc, ub_jcc_at }, { "ret", ub_ret, ub_ret_at },
 	{ "retfn", ub_retfn, ub_retfn_at }, { "strarg", strarg, ub_strarg_at },
+	{ "reg", reregister, ub_nop_at }, { "preg", perf_reregister, ub_nop_at },
 };
 
 /*
  * "ubench spin TARGET N [r] [NAME=FETCH...]": N calls of a probed target
  * (with a return probe too if r, the probe fetching the arguments given),
- * for profiling the hit path.
+ * for profiling the hit path; TARGET reg unregisters and registers the
+ * probe (on ub_nop, not called) N times instead, and preg opens and closes
+ * a uprobe-PMU perf event there, for profiling those.
  */
 static int spin(char **argv)
 {
@@ -450,6 +501,7 @@ static int spin(char **argv)
 	unsigned int i;
 	long n = atol(argv[3]), k;
 	size_t len = 0;
+	int other;
 
 	for (k = 4; argv[k]; k++) {
 		if (!strcmp(argv[k], "r"))
@@ -471,8 +523,12 @@ static int spin(char **argv)
 	if (ret)
 		define("r", "ret", targets[i].at, NULL);
 	put(TR "events/ub/enable", "1", 0);
+	/* preg: another event open, as in perf_reg_row() */
+	other = targets[i].fn == perf_reregister ? uprobe_pmu_open(ub_leaf) : -1;
 	for (k = 0; k < n; k++)
 		targets[i].fn();
+	if (other >= 0)
+		close(other);
 	put(TR "events/ub/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
 	return 0;
@@ -533,6 +589,7 @@ int main(int argc, char **argv)
 		reg_rows(nprobes[i], 1);
 		reg_rows(nprobes[i], 50);
 	}
+	perf_reg_row();
 	printf("@@BENCH-END\n");
 	return 0;
 }
