@@ -36,13 +36,8 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "uprobe_fivebyte.h"
 #include "uprobe_util.h"
-
-long fb_nop5_leaf(long seed);
-long fb_mov5_leaf(long seed);
-long fb_framed_caller(long x);
-extern char fb_nop5_at[], fb_nop5_end[], fb_mov5_at[], fb_framed_at[];
-extern char fb_framed_ret[];
 
 #define CALLS		20000
 #define CHURN_THREADS	4
@@ -100,7 +95,8 @@ static int64_t off_of(const char *sym)
  * Call @fn CALLS times with seeds that cross 1000 (both flag outcomes);
  * the number of results other than @want's.
  */
-static long run_leaf(long (*fn)(long), long (*want)(long), long base)
+static long run_leaf(long (*fn)(long seed), long (*want)(long seed),
+		     long base)
 {
 	long i, bad = 0;
 
@@ -114,7 +110,8 @@ static long run_leaf(long (*fn)(long), long (*want)(long), long base)
 
 /* A probe at @sym, enabled: results exact, every call counted. */
 static void leaf_probed(struct __test_metadata *_metadata, const char *grp,
-			const char *sym, long (*fn)(long), long (*want)(long))
+			const char *sym, long (*fn)(long seed),
+			long (*want)(long seed))
 {
 	int64_t off = off_of(sym);
 
@@ -145,9 +142,9 @@ TEST_F(five, redzone_mov5)
 
 struct churn {
 	pthread_t thread;
-	long (*fn)(long);
-	long (*want)(long);
-	volatile int *stop;
+	long (*fn)(long seed);
+	long (*want)(long seed);
+	int *stop;
 	long calls, bad;
 };
 
@@ -156,7 +153,7 @@ static void *churn_run(void *arg)
 	struct churn *c = arg;
 	long seed;
 
-	while (!*c->stop) {
+	while (!UT_READ_ONCE(*c->stop)) {
 		seed = c->calls % 2000;
 		c->bad += c->fn(seed) != c->want(seed);
 		c->calls++;
@@ -171,7 +168,7 @@ static void *churn_run(void *arg)
 TEST_F_TIMEOUT(five, churn_while_toggling, 300)
 {
 	struct churn c[CHURN_THREADS] = {};
-	volatile int stop = 0;
+	int stop = 0;
 	long hits_nop, hits_mov;
 	int i, cyc;
 
@@ -197,7 +194,7 @@ TEST_F_TIMEOUT(five, churn_while_toggling, 300)
 		usleep(1000);
 		ASSERT_EQ(0, ut_event_enable(self->grp, "fb_nop5", false));
 	}
-	stop = 1;
+	UT_WRITE_ONCE(stop, 1);
 	for (i = 0; i < CHURN_THREADS; i++) {
 		pthread_join(c[i].thread, NULL);
 		EXPECT_EQ(0, c[i].bad) {
@@ -214,30 +211,29 @@ TEST_F_TIMEOUT(five, churn_while_toggling, 300)
 	       CHURN_CYCLES, hits_nop, hits_mov, c[0].calls);
 }
 
-static volatile long signals_seen;
+static long signals_seen;
 
 /* A handler that uses a good deal of stack below the interrupted frame. */
 static void busy_handler(int sig)
 {
-	volatile char scratch[512];
-	int i;
+	char scratch[512];
 
-	for (i = 0; i < (int)sizeof(scratch); i++)
-		scratch[i] = (char)i;
-	signals_seen++;
+	memset(scratch, sig, sizeof(scratch));
+	asm volatile("" : : "r" (scratch) : "memory");	/* keep the writes */
+	__atomic_fetch_add(&signals_seen, 1, __ATOMIC_RELAXED);
 }
 
 struct pester {
 	pthread_t thread;
 	pthread_t target;
-	volatile int stop;
+	int stop;
 };
 
 static void *pester_run(void *arg)
 {
 	struct pester *p = arg;
 
-	while (!p->stop) {
+	while (!UT_READ_ONCE(p->stop)) {
 		pthread_kill(p->target, SIGUSR1);
 		sched_yield();
 	}
@@ -263,18 +259,19 @@ TEST_F_TIMEOUT(five, signals_at_sites, 300)
 				 off_of("fb_nop5_at"), 0));
 	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_mov5", ut_self_exe(),
 				 off_of("fb_mov5_at"), 0));
-	signals_seen = 0;
+	UT_WRITE_ONCE(signals_seen, 0);
 	ASSERT_EQ(0, pthread_create(&p.thread, NULL, pester_run, &p));
 	bad = run_leaf(fb_nop5_leaf, nop5_want, 1);
 	bad += run_leaf(fb_mov5_leaf, mov5_want, 3);
-	p.stop = 1;
+	UT_WRITE_ONCE(p.stop, 1);
 	pthread_join(p.thread, NULL);
 	signal(SIGUSR1, SIG_IGN);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(CALLS, ut_profile_hits("fb_nop5"));
 	EXPECT_EQ(CALLS, ut_profile_hits("fb_mov5"));
-	EXPECT_LT(100, signals_seen);
-	TH_LOG("%ld signals during %d probed calls", signals_seen, 2 * CALLS);
+	EXPECT_LT(100, UT_READ_ONCE(signals_seen));
+	TH_LOG("%ld signals during %d probed calls", UT_READ_ONCE(signals_seen),
+	       2 * CALLS);
 }
 
 /*

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The probe targets of uprobe_fivebyte.S: functions around five-byte
+ * instructions, and the labels of those instructions.
+ */
+#ifndef UPROBE_FIVEBYTE_H
+#define UPROBE_FIVEBYTE_H
+
+/* 3 * seed + 3 + (seed < 1000), its red zone live across fb_nop5_at */
+long fb_nop5_leaf(long seed);
+/* fb_nop5_leaf()'s result + 0x12345678, across a mov at fb_mov5_at */
+long fb_mov5_leaf(long seed);
+/* x + 7, through fb_framed(), whose probed nop is at fb_framed_at */
+long fb_framed_caller(long x);
+
+extern char fb_nop5_at[], fb_nop5_end[], fb_mov5_at[], fb_framed_at[];
+/* the return address of fb_framed_caller()'s call of fb_framed() */
+extern char fb_framed_ret[];
+
+#endif
