@@ -1317,11 +1317,10 @@ static int event_enable(struct trace_event_call *call,
 			return ret;
 	} else {
 		/*
-		 * perf allocated call->perf_events before this call: publish
-		 * it with the flag. Pairs with the acquire load of the flags
-		 * in perf_here() and perf_record().
+		 * perf allocated call->perf_events before this call: the
+		 * flag's release store publishes it. Pairs with the acquire
+		 * load of the flags in perf_here() and perf_record().
 		 */
-		smp_wmb();
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
 	}
 
