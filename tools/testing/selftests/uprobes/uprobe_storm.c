@@ -153,6 +153,27 @@ static void sleep_ms(long ms)
 		;
 }
 
+/*
+ * Wait until every thread of the worker has made an addition, so that the
+ * cycles run with all of them in the probed code: a nice 19 thread may
+ * otherwise first run after the cycles (seen on arm64 under TCG), and
+ * leave nothing of its own to check.
+ */
+static bool workers_started(struct us_shared *sh)
+{
+	int i, ms;
+
+	for (ms = 0; ms < 30000; ms++) {
+		for (i = 0; i < NTHREADS; i++)
+			if (!__atomic_load_n(&sh->calls[i], __ATOMIC_ACQUIRE))
+				break;
+		if (i == NTHREADS)
+			return true;
+		sleep_ms(1);
+	}
+	return false;
+}
+
 /* Describe wait status @st into @buf. */
 static const char *status_str(int st, char *buf, size_t size)
 {
@@ -483,6 +504,9 @@ TEST_F_TIMEOUT(storm, sibling_deleted_while_hit, 300)
 	if (pid == 0)
 		worker_main(self->sh);
 	self->worker = pid;
+	ASSERT_TRUE(workers_started(self->sh)) {
+		TH_LOG("a worker thread made no addition in 30 s");
+	}
 	for (cyc = 0; cyc < 200; cyc++) {
 		for (i = 0; i < HIT_WAIT_MS; i++) {
 			hits = sibling_hits(self->grp, ev, off);
@@ -554,6 +578,9 @@ TEST_F_TIMEOUT(storm, neighbour_reenabled_while_hit, 300)
 	if (pid == 0)
 		worker_main(self->sh);
 	self->worker = pid;
+	ASSERT_TRUE(workers_started(self->sh)) {
+		TH_LOG("a worker thread made no addition in 30 s");
+	}
 	for (cyc = 0; cyc < 200; cyc++) {
 		before = ut_profile_hits(ev);
 		ASSERT_LE(0, before);
