@@ -7,6 +7,25 @@
  */
 	.text
 
+/* Before the site: seed, seed + 1 and seed + 2 into the red zone, %edx = 0. */
+.macro REDZONE_STORE
+	mov	%rdi, -8(%rsp)
+	lea	1(%rdi), %rax
+	mov	%rax, -64(%rsp)
+	lea	2(%rdi), %rax
+	mov	%rax, -128(%rsp)
+	xor	%edx, %edx
+.endm
+
+/* After it: %rax = the three words + (the carry flag the cmp left). */
+.macro REDZONE_SUM
+	setb	%dl
+	mov	-8(%rsp), %rax
+	add	-64(%rsp), %rax
+	add	-128(%rsp), %rax
+	add	%rdx, %rax
+.endm
+
 /*
  * long fb_nop5_leaf(long seed): a leaf that keeps three words in its red
  * zone (the 128 bytes below %rsp, as far down as -128(%rsp)) and its flags
@@ -16,20 +35,11 @@
 	.globl	fb_nop5_leaf, fb_nop5_at, fb_nop5_end
 	.type	fb_nop5_leaf, @function
 fb_nop5_leaf:
-	mov	%rdi, -8(%rsp)
-	lea	1(%rdi), %rax
-	mov	%rax, -64(%rsp)
-	lea	2(%rdi), %rax
-	mov	%rax, -128(%rsp)
-	xor	%edx, %edx
+	REDZONE_STORE
 	cmp	$1000, %rdi
 fb_nop5_at:
 	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
-	setb	%dl
-	mov	-8(%rsp), %rax
-	add	-64(%rsp), %rax
-	add	-128(%rsp), %rax
-	add	%rdx, %rax
+	REDZONE_SUM
 	ret
 fb_nop5_end:
 	.size	fb_nop5_leaf, . - fb_nop5_leaf
@@ -42,21 +52,12 @@ fb_nop5_end:
 	.globl	fb_mov5_leaf, fb_mov5_at
 	.type	fb_mov5_leaf, @function
 fb_mov5_leaf:
-	mov	%rdi, -8(%rsp)
-	lea	1(%rdi), %rax
-	mov	%rax, -64(%rsp)
-	lea	2(%rdi), %rax
-	mov	%rax, -128(%rsp)
-	xor	%edx, %edx
+	REDZONE_STORE
 	mov	$-1, %rcx
 	cmp	$1000, %rdi
 fb_mov5_at:
 	.byte	0xb9, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%ecx */
-	setb	%dl
-	mov	-8(%rsp), %rax
-	add	-64(%rsp), %rax
-	add	-128(%rsp), %rax
-	add	%rdx, %rax
+	REDZONE_SUM
 	add	%rcx, %rax
 	ret
 	.size	fb_mov5_leaf, . - fb_mov5_leaf
