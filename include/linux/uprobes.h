@@ -101,6 +101,20 @@ struct uprobe_stack_fixup {
 #ifdef CONFIG_UPROBES
 #include <asm/uprobes.h>
 
+/*
+ * Jump sites (see arch_uprobe_jump_len()): an architecture that has them
+ * defines UPROBE_JUMP_REACH, how far either way its jump reaches, and may
+ * define UPROBE_STUB_BYTES, the size of one stub. A jump is at most
+ * UPROBE_JUMP_MAX bytes.
+ */
+#ifndef UPROBE_JUMP_REACH
+#define UPROBE_JUMP_REACH	0UL
+#endif
+#ifndef UPROBE_STUB_BYTES
+#define UPROBE_STUB_BYTES	32
+#endif
+#define UPROBE_JUMP_MAX		8
+
 struct uprobe;
 struct uprobes_mm;
 struct xol_area;
@@ -304,6 +318,9 @@ int uprobe_pre_sstep_notifier(struct pt_regs *regs);
 int uprobe_post_sstep_notifier(struct pt_regs *regs);
 bool uprobe_hit_in_trap(struct pt_regs *regs);
 bool uprobe_leave_boosted_copy(struct pt_regs *regs);
+/* ... and by its entry from a stub, and its #DB handler (jump sites). */
+unsigned long uprobe_stub_site(unsigned long stub);
+void uprobe_stub_hit(struct pt_regs *regs, unsigned long vaddr);
 
 /* Implemented by every architecture with uprobes. */
 
@@ -431,6 +448,11 @@ unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i);
 bool arch_uretprobe_is_return_addr(unsigned long slot, unsigned long addr);
 void arch_uretprobe_unmap_table(struct mm_struct *mm);
 bool arch_uretprobe_is_syscall(unsigned long slot, struct pt_regs *regs);
+unsigned int arch_uprobe_jump_len(struct arch_uprobe *auprobe,
+				  struct pt_regs *regs);
+bool arch_uprobe_fill_jump(unsigned long vaddr, unsigned long stub, u8 *jump);
+bool arch_uprobe_fill_stubs(void *page);
+unsigned long arch_uprobe_stub_syscall(struct pt_regs *regs);
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>

@@ -45,6 +45,9 @@
  *			  owned (a bitmap).
  *   struct uprobe_task	  per task (task->utask): stepping state and the
  *			  chain of pending return instances.
+ *   struct uprobe_stub_area  one page of stubs mapped in one mm (jump
+ *			  sites, below), in the mm's table (uprobes_mm.stubs):
+ *			  which site each stub stands for.
  *
  * Design rules
  *   - "Is this file probed?", asked by every file mmap() in the system, is
@@ -144,6 +147,50 @@
  *     parent's table is unmapped before its mappings are copied
  *     (unmap_return_table()), so the child maps only its own.
  *
+ * Jump sites
+ *   A site whose instruction the architecture can enter another way
+ *   (arch_uprobe_jump_len(): on x86-64, a nop of five bytes or more in
+ *   64-bit code) becomes a jump site at its first breakpoint hit, while
+ *   uprobes.jump_sites is set: its first bytes become a jump to a stub, and
+ *   the stub enters the kernel with a system call that runs the hit as the
+ *   breakpoint would have (uprobe_stub_hit()), with the registers of the
+ *   site; no trap. Converting at the first hit rather than at registration
+ *   spends stub space only on sites that run, in the mm that runs them,
+ *   and the hit tells the task's mode.
+ *   - Stubs are identical code, one page of them (stub_pages), filled once
+ *     by the architecture and mapped read-only into each mm as stub areas
+ *     (a special mapping, within the jump's reach of the sites it serves,
+ *     UPROBE_STUB_AREAS at most per mm). A stub stands for the site whose
+ *     address its entry holds, set when first used and never changed while
+ *     the area is mapped: the kernel knows the site from the stub's
+ *     address alone, and a task that took a jump just before the site was
+ *     removed is sent back to the site's address, where the original
+ *     instruction is again (a breakpoint hit that lost the race is handled
+ *     the same way). So no stub is ever reused for another site, and no
+ *     task is ever waited for.
+ *   - Writing the jump (make_jump_site()) and taking it out (undo_jump())
+ *     is one page replacement of the private copy that already holds our
+ *     breakpoint, as every patch is (see Design rules): a thread sees the
+ *     old page or the new one, never a torn instruction, and the bytes
+ *     cover exactly one instruction of the program (one that nothing jumps
+ *     into), in one page. The site keeps the bytes the jump replaced
+ *     (@saved: our breakpoint and the rest of the instruction); undoing
+ *     the jump puts them back, and a removal then goes on as for any
+ *     breakpoint. A site's jump is undone before it is removed, before
+ *     mremap() moves it (the jump is relative), in a fork child that did
+ *     not get the stub area, and by a debugger's write over it (in the
+ *     page it writes, as its own write is).
+ *   - Debuggers read the original instruction at a jump site, every byte
+ *     of it (uprobe_remote_read()). A debugger single-stepping the program
+ *     into a jump traps at the stub's start; the architecture turns that
+ *     into a breakpoint hit of the site, whose step is then reported at the
+ *     next instruction as for a breakpoint.
+ *   - A system call from a stub is the kernel's, not the program's: seccomp
+ *     and syscall user dispatch let it through
+ *     (uprobe_syscall_from_trampoline()); from anywhere else it is SIGILL.
+ *   - A program that unmaps a stub area faults at its next jump there, as
+ *     one that unmaps its XOL area does.
+ *
  * Debuggers
  *   A debugger reads and writes a traced task's text through
  *   access_remote_vm() (ptrace, /proc/pid/mem), which calls
@@ -229,6 +276,9 @@
  *   analyse_lock	decoding a probe with the first mm it goes into
  *			(analyse_in()), where the architecture needs an mm.
  *   xol_area->lock	allocating and filling a new XOL slot.
+ *   uprobes_mm->stub_lock  spinlock; a change of the mm's stub areas, under
+ *			the mmap_lock (write: a new area; read or write: an
+ *			area unmapped).
  *   tasklist_lock	read, inside xol_area->lock only: slot reuse counts
  *			the thread group's tasks in the mm (slots_in_use()).
  *   i_mmap_rwsem	read, only to collect the mms mapping a file; the mms
@@ -245,6 +295,7 @@
 #include <linux/kprobes.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mmu_notifier.h>
 #include <linux/pagemap.h>
 #include <linux/percpu-rwsem.h>
@@ -375,6 +426,16 @@ static u32 uprobes_next_key;
  *	mmap_lock, for read by a debugger's write (two debuggers writing the
  *	same site at once leave one of their values), read by the hit path
  *	with READ_ONCE()
+ * @stub: while not 0, the site is entered through a jump to the stub at
+ *	this user address instead of our breakpoint (see "Jump sites");
+ *	set and cleared under the mmap_lock held for write, also cleared by a
+ *	debugger's write under the mmap_lock held for read
+ * @jump_len: how many bytes the jump covers, with @stub
+ * @no_jump: the site cannot become a jump site (no stub in reach, its bytes
+ *	are not the instruction's, another site inside them): it keeps the
+ *	breakpoint, and its hits do not try again; same lock as @stub
+ * @saved: the bytes the jump replaced, with @stub: our breakpoint and
+ *	the rest of the original instruction
  * @rcu: deferred free; a site is only ever freed by RCU once it was in
  *	the table
  */
@@ -386,8 +447,14 @@ struct uprobe_site {
 	bool ref_ctr_done;
 	bool detached;
 	bool pending;
+	bool no_jump;
+	u8 jump_len;
+	u8 saved[UPROBE_JUMP_MAX];
+	unsigned long stub;
 	struct rcu_head rcu;
 };
+
+#define UPROBE_STUB_AREAS	16
 
 #define UPROBE_HOT_BITS		5
 
@@ -408,6 +475,9 @@ struct uprobe_site {
  * @zapping: the page zap_copy() is giving back to the file, which
  *	uprobe_munmap() ignores; set and cleared under the mmap_lock held for
  *	write
+ * @stub_lock: taken to change @stubs, which happens under the mmap_lock
+ *	held for write (a new area) or for read (munmap() of an area)
+ * @stubs: the mm's stub areas (see "Jump sites"), read under RCU
  */
 struct uprobes_mm {
 	struct xarray sites;
@@ -416,6 +486,8 @@ struct uprobes_mm {
 	bool vmas_changed;
 	bool moving;
 	unsigned long zapping;
+	spinlock_t stub_lock;	/* see the kernel-doc above */
+	struct uprobe_stub_area __rcu *stubs[UPROBE_STUB_AREAS];
 };
 
 static struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
@@ -863,7 +935,7 @@ static bool file_page_restores(struct page *page, struct page *file,
 }
 
 /*
- * Write @opcode at @vaddr into @page, the anonymous page @vma maps there,
+ * Write @len @bytes at @vaddr into @page, the anonymous page @vma maps there,
  * when @vma's mm is its only user: no fork child shares it (it is
  * PageAnonExclusive) and KSM does not. That is the page of an earlier
  * patch of ours, so a second probe in a page costs no copy. The caller
@@ -877,7 +949,7 @@ static bool file_page_restores(struct page *page, struct page *file,
  * must be copied instead.
  */
 static int write_in_place(struct vm_area_struct *vma, unsigned long vaddr,
-			  struct page *page, uprobe_opcode_t opcode)
+			  struct page *page, const void *bytes, size_t len)
 {
 	DEFINE_PAGE_VMA_WALK(pvmw, page, vma, vaddr, 0);
 	void *kaddr;
@@ -896,13 +968,48 @@ static int write_in_place(struct vm_area_struct *vma, unsigned long vaddr,
 	}
 	kaddr = kmap_local_page(page);
 	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
-			  &opcode, UPROBE_SWBP_INSN_SIZE);
+			  bytes, len);
 	kunmap_local(kaddr);
 	set_page_dirty(page);
 walk_done:
 	page_vma_mapped_walk_done(&pvmw);
 unlock_page:
 	unlock_page(page);
+	return ret;
+}
+
+/*
+ * Put @len @bytes at @vaddr into @old, the page @vma maps there, or rather
+ * into a new copy of it mapped in its place; in place only where no other
+ * thread runs this page (see the top). Caller holds the mmap_lock for
+ * write and a reference on @old.
+ *
+ * Return: 0; -EAGAIN if @old is no longer mapped there; -ENOSPC, -ENOMEM.
+ */
+static int patch_page(struct vm_area_struct *vma, unsigned long vaddr,
+		      struct page *old, const void *bytes, size_t len)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct page *new;
+	void *kaddr;
+	int ret;
+
+	mmap_assert_write_locked(mm);
+	if (mm == current->mm && atomic_read(&mm->mm_users) == 1) {
+		ret = write_in_place(vma, vaddr, old, bytes, len);
+		if (ret != -EPERM)
+			return ret;
+	}
+	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
+	if (!new)
+		return -ENOMEM;
+	__folio_mark_uptodate(page_folio(new));
+	copy_highpage(new, old);
+	kaddr = kmap_local_page(new);
+	memcpy(kaddr + offset_in_page(vaddr), bytes, len);
+	kunmap_local(kaddr);
+	ret = replace_page(vma, vaddr, old, new);
+	put_page(new);
 	return ret;
 }
 
@@ -925,11 +1032,10 @@ static int write_opcode(struct arch_uprobe *auprobe,
 			uprobe_opcode_t opcode, bool restore_file)
 {
 	unsigned int flags = FOLL_FORCE | FOLL_SPLIT_PMD;
-	struct page *old, *new, *file_page;
+	struct page *old, *file_page;
 	struct mm_struct *mm = vma->vm_mm;
 	uprobe_opcode_t cur = 0;
 	bool install = is_swbp_insn(&opcode);
-	void *kaddr;
 	long got;
 	int ret;
 
@@ -996,25 +1102,7 @@ retry:
 			}
 		}
 	}
-	/* Only where no other thread runs this page: see the top. */
-	if (mm == current->mm && atomic_read(&mm->mm_users) == 1)
-		ret = write_in_place(vma, vaddr, old, opcode);
-	else
-		ret = -EPERM;
-	if (ret != -EPERM)
-		goto put_old;
-	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
-	if (!new) {
-		ret = -ENOMEM;
-		goto put_old;
-	}
-	__folio_mark_uptodate(page_folio(new));
-	copy_highpage(new, old);
-	kaddr = kmap_local_page(new);
-	memcpy(kaddr + offset_in_page(vaddr), &opcode, UPROBE_SWBP_INSN_SIZE);
-	kunmap_local(kaddr);
-	ret = replace_page(vma, vaddr, old, new);
-	put_page(new);
+	ret = patch_page(vma, vaddr, old, &opcode, UPROBE_SWBP_INSN_SIZE);
 put_old:
 	put_page(old);
 	if (ret == -EAGAIN) {
@@ -1143,6 +1231,7 @@ static struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
 	if (!um)
 		return NULL;
 	xa_init(&um->sites);
+	spin_lock_init(&um->stub_lock);
 	/* Initialised first: pairs with smp_load_acquire() in uprobes_mm_of(). */
 	smp_store_release(&mm->uprobes_state.sites, um);
 	return um;
@@ -1155,6 +1244,9 @@ static void free_site_rcu(struct rcu_head *rcu)
 
 static bool bp_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 			   unsigned long vaddr);
+static bool site_still_there(struct uprobe_site *site,
+			     struct vm_area_struct *vma);
+static int undo_jump(struct mm_struct *mm, struct uprobe_site *site);
 static void settle_dead(struct mm_struct *mm);
 static void retire_slot(struct mm_struct *mm, unsigned long vaddr);
 
@@ -1468,6 +1560,18 @@ static bool bp_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 	       trap_at(vma->vm_mm, vaddr, is_swbp_insn) == 1;
 }
 
+static bool jump_there(struct uprobe_site *site, struct vm_area_struct *vma,
+		       struct page **page);
+
+/* Does @vma still show @site's breakpoint, or its jump? */
+static bool site_still_there(struct uprobe_site *site,
+			     struct vm_area_struct *vma)
+{
+	if (site->stub)
+		return jump_there(site, vma, NULL);
+	return bp_still_there(site->uprobe, vma, site->vaddr);
+}
+
 /*
  * Does another attached site of @um share @site's page? Then the page
  * still differs from the file's after @site's opcode is restored, and the
@@ -1509,6 +1613,9 @@ static int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 	int ret;
 
 	mmap_assert_write_locked(mm);
+	ret = undo_jump(mm, site);
+	if (ret)
+		return ret;
 	vma = vma_lookup(mm, site->vaddr);
 	if (vma && (!site->detached || bp_still_there(uprobe, vma, site->vaddr))) {
 		dead = false;
@@ -1670,15 +1777,22 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 
 /* ------------------------------------------------------- debuggers */
 
+/* How many bytes of the text @site changed: its breakpoint, or its jump. */
+static unsigned int site_len(struct uprobe_site *site)
+{
+	return READ_ONCE(site->stub) ? site->jump_len : UPROBE_SWBP_INSN_SIZE;
+}
+
 /*
- * The next site of @um, from *@index up to @last, with our breakpoint in
- * the page of @vma that @kaddr maps: attached, wholly in that page and in
- * @vma. Caller holds the mmap_lock.
+ * The next site of @um, from *@index up to @last, with our breakpoint or
+ * jump in the page of @vma that @kaddr maps: attached, wholly in that page
+ * and in @vma, and ending after @first. Caller holds the mmap_lock.
  */
 static struct uprobe_site *next_site_in_page(struct uprobes_mm *um,
 					     struct vm_area_struct *vma,
 					     const void *kaddr,
 					     unsigned long *index,
+					     unsigned long first,
 					     unsigned long last)
 {
 	unsigned long page = *index & PAGE_MASK;
@@ -1688,13 +1802,14 @@ static struct uprobe_site *next_site_in_page(struct uprobes_mm *um,
 	mmap_assert_locked(vma->vm_mm);
 	xa_for_each_range(&um->sites, *index, site, *index, last) {
 		if (site->detached || site->pending ||
+		    site->vaddr + site_len(site) <= first ||
 		    site->vaddr < vma->vm_start ||
-		    site->vaddr + UPROBE_SWBP_INSN_SIZE > vma->vm_end ||
-		    site->vaddr + UPROBE_SWBP_INSN_SIZE > page + PAGE_SIZE)
+		    site->vaddr + site_len(site) > vma->vm_end ||
+		    site->vaddr + site_len(site) > page + PAGE_SIZE)
 			continue;
 		memcpy(&cur, kaddr + (site->vaddr - page),
 		       UPROBE_SWBP_INSN_SIZE);
-		if (is_swbp_insn(&cur)) {
+		if (READ_ONCE(site->stub) || is_swbp_insn(&cur)) {
 			(*index)++;
 			return site;
 		}
@@ -1708,8 +1823,8 @@ static unsigned long first_site_index(struct vm_area_struct *vma,
 {
 	unsigned long first = addr & PAGE_MASK;
 
-	if (addr - first >= UPROBE_SWBP_INSN_SIZE)
-		first = addr - (UPROBE_SWBP_INSN_SIZE - 1);
+	if (addr - first >= UPROBE_JUMP_MAX)
+		first = addr - (UPROBE_JUMP_MAX - 1);
 	return max(first, vma->vm_start);
 }
 
@@ -1731,18 +1846,22 @@ void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
 	struct uprobes_mm *um = uprobes_mm_of(vma->vm_mm);
 	unsigned long index, from, to;
 	struct uprobe_site *site;
+	u8 orig[UPROBE_JUMP_MAX];
 	uprobe_opcode_t shown;
 
 	if (!um || !vma->vm_file || len <= 0)
 		return;
 	index = first_site_index(vma, addr);
-	while ((site = next_site_in_page(um, vma, kaddr, &index,
+	while ((site = next_site_in_page(um, vma, kaddr, &index, addr,
 					 addr + len - 1))) {
 		shown = READ_ONCE(site->shown);
+		/* A jump site: the rest of the instruction, from @saved. */
+		memcpy(orig, site->saved, site_len(site));
+		memcpy(orig, &shown, UPROBE_SWBP_INSN_SIZE);
 		from = max(site->vaddr, addr);
-		to = min(site->vaddr + UPROBE_SWBP_INSN_SIZE, addr + len);
-		memcpy(buf + (from - addr),
-		       (void *)&shown + (from - site->vaddr), to - from);
+		to = min(site->vaddr + site_len(site), addr + len);
+		memcpy(buf + (from - addr), orig + (from - site->vaddr),
+		       to - from);
 	}
 }
 
@@ -1777,9 +1896,18 @@ bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
 	if (!um || !vma->vm_file || len <= 0)
 		return false;
 	index = first_site_index(vma, addr);
-	while ((site = next_site_in_page(um, vma, kaddr, &index,
+	while ((site = next_site_in_page(um, vma, kaddr, &index, addr,
 					 addr + len - 1))) {
 		found = true;
+		if (READ_ONCE(site->stub)) {
+			/* Our breakpoint back first, in this page. */
+			copy_to_user_page(vma, page, site->vaddr,
+					  kaddr + (site->vaddr - page_va),
+					  site->saved, site->jump_len);
+			WRITE_ONCE(site->stub, 0);
+			if (site->vaddr + UPROBE_SWBP_INSN_SIZE <= addr)
+				continue;	/* the write starts after it */
+		}
 		from = max(site->vaddr, addr);
 		to = min(site->vaddr + UPROBE_SWBP_INSN_SIZE, addr + len);
 		if (from > done)
@@ -2394,6 +2522,13 @@ EXPORT_SYMBOL_GPL(uprobe_stats_peek);
 
 static void free_xol_area(struct xol_area *area);
 static void unmap_return_table(struct mm_struct *mm);
+static void undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
+		       unsigned long start, unsigned long end);
+static void dup_stub_areas(struct mm_struct *newmm, struct uprobes_mm *um,
+			   struct uprobes_mm *old_um);
+static int dup_undo_jump(struct mm_struct *newmm, struct uprobes_mm *um,
+			 struct uprobe_site *copy);
+static void free_stub_areas(struct uprobes_mm *um);
 
 /*
  * Detached sites of @mm: re-attach those whose breakpoint is still where their
@@ -2417,7 +2552,7 @@ static void settle_dead(struct mm_struct *mm)
 		if (!site->detached)
 			continue;
 		vma = vma_lookup(mm, site->vaddr);
-		if (vma && bp_still_there(site->uprobe, vma, site->vaddr))
+		if (vma && site_still_there(site, vma))
 			WRITE_ONCE(site->detached, false);
 		else
 			forget_site(mm, site, true);
@@ -2617,6 +2752,7 @@ void uprobe_start_move(struct vm_area_struct *vma)
 		if (!um)
 			return;
 	}
+	undo_jumps(vma->vm_mm, um, vma->vm_start, vma->vm_end);
 	um->moving = true;
 }
 
@@ -2815,9 +2951,11 @@ int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
 	if (!um)
 		return -ENOMEM;
 	xa_init(&um->sites);
+	spin_lock_init(&um->stub_lock);
 	um->vmas_changed = old_um->vmas_changed;
 	/* Freed with the child if the fork fails from here on. */
 	smp_store_release(&newmm->uprobes_state.sites, um);
+	dup_stub_areas(newmm, um, old_um);
 	xa_for_each(&old_um->sites, index, site) {
 		vma = vma_lookup(newmm, index);
 		if (!vma ||
@@ -2836,6 +2974,8 @@ int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
 			return -ENOMEM;
 		}
 		__hot_add(um, copy);	/* nobody can see newmm yet */
+		if (copy->stub && dup_undo_jump(newmm, um, copy))
+			return -ENOMEM;
 	}
 	xa_for_each(&old_um->sites, index, site) {
 		if (!site->ref_ctr_done || xa_load(&um->sites, index))
@@ -2880,6 +3020,7 @@ void uprobe_clear_state(struct mm_struct *mm)
 		call_rcu(&site->rcu, free_site_rcu);
 	}
 	xa_destroy(&um->sites);
+	free_stub_areas(um);
 	kfree_rcu_mightsleep(um);
 }
 
@@ -3535,6 +3676,449 @@ static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
 	if (site && site->uprobe == uprobe)
 		WRITE_ONCE(site->xol_slot, slot);
 	rcu_read_unlock();
+}
+
+/* ------------------------------------------------------- jump sites */
+
+/*
+ * One page of code, filled once by the architecture with identical stubs
+ * (arch_uprobe_fill_stubs()), mapped read-only by every stub area of every
+ * mm; NULL-terminated for the special mapping. NULL (no jump sites) if the
+ * architecture has none.
+ */
+static struct page *stub_pages[2];
+
+/* Jump sites are made only while this is set: uprobes.jump_sites=1. */
+static bool uprobe_jump_sites;
+module_param_named(jump_sites, uprobe_jump_sites, bool, 0644);
+MODULE_PARM_DESC(jump_sites, "Enter probed instructions that allow it through a jump to a stub, not a breakpoint");
+
+#define UPROBE_STUBS_PER_AREA	(PAGE_SIZE / UPROBE_STUB_BYTES)
+
+/**
+ * struct uprobe_stub_area - one page of stubs mapped in one mm
+ * @start: its user address
+ * @rcu: deferred free
+ * @vaddr: per stub, the probed address whose jump leads to it (0: free).
+ *	An entry is set once, under the mmap_lock held for write, and never
+ *	changes while the area is mapped: a task that jumped to a stub is
+ *	sent back to the right address however late it gets to the kernel,
+ *	even after the site was removed (it then runs what is there now)
+ */
+struct uprobe_stub_area {
+	unsigned long start;
+	struct rcu_head rcu;
+	unsigned long vaddr[UPROBE_STUBS_PER_AREA];
+};
+
+/* A stub area does not move: the jumps of the mm's sites lead into it. */
+static int stub_mremap(const struct vm_special_mapping *sm,
+		       struct vm_area_struct *new_vma)
+{
+	return -EINVAL;
+}
+
+/*
+ * @vma, a stub area, is unmapped (munmap(), or the mm's exit, when the
+ * table is gone already): forget the area. A site whose jump leads there
+ * faults at its next execution (the program unmapped our code), as a task
+ * of an mm that unmapped its XOL area does.
+ */
+static void stub_close(const struct vm_special_mapping *sm,
+		       struct vm_area_struct *vma)
+{
+	struct uprobes_mm *um = uprobes_mm_of(vma->vm_mm);
+	struct uprobe_stub_area *area;
+	unsigned int i;
+
+	if (!um)
+		return;
+	spin_lock(&um->stub_lock);
+	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
+		area = rcu_dereference_protected(um->stubs[i],
+						 lockdep_is_held(&um->stub_lock));
+		if (area && area->start == vma->vm_start) {
+			RCU_INIT_POINTER(um->stubs[i], NULL);
+			kfree_rcu(area, rcu);
+		}
+	}
+	spin_unlock(&um->stub_lock);
+}
+
+static const struct vm_special_mapping stub_mapping = {
+	.name = "[uprobes-stubs]",
+	.pages = stub_pages,
+	.mremap = stub_mremap,
+	.close = stub_close,
+};
+
+/*
+ * Area @i of @um, for a caller that holds the mm's mmap_lock (no area is
+ * added without it held for write) or @um->stub_lock.
+ */
+static struct uprobe_stub_area *stub_area(struct mm_struct *mm,
+					  struct uprobes_mm *um, unsigned int i)
+{
+	return rcu_dereference_protected(um->stubs[i],
+					 lockdep_is_held(&um->stub_lock) ||
+					 rwsem_is_locked(&mm->mmap_lock));
+}
+
+/* The probed address the stub at @stub of @um stands for, or 0. RCU. */
+static unsigned long stub_site(struct uprobes_mm *um, unsigned long stub)
+{
+	struct uprobe_stub_area *area;
+	unsigned long off;
+	unsigned int i;
+
+	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
+		area = rcu_dereference(um->stubs[i]);
+		if (!area || stub - area->start >= PAGE_SIZE)
+			continue;
+		off = stub - area->start;
+		if (off % UPROBE_STUB_BYTES)
+			return 0;
+		return READ_ONCE(area->vaddr[off / UPROBE_STUB_BYTES]);
+	}
+	return 0;
+}
+
+/**
+ * uprobe_stub_site - the probed address a stub of current's mm stands for
+ * @stub: a user address, where the stub would start
+ *
+ * Context: any; interrupts may be off.
+ *
+ * Return: the address of the site whose jump leads to the stub at @stub,
+ * or 0 if @stub is not the start of a stub of current's mm in use.
+ */
+unsigned long uprobe_stub_site(unsigned long stub)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long vaddr = 0;
+	struct uprobes_mm *um;
+
+	if (!mm || !stub_pages[0])
+		return 0;
+	rcu_read_lock();
+	um = uprobes_mm_of(mm);
+	if (um)
+		vaddr = stub_site(um, stub);
+	rcu_read_unlock();
+	return vaddr;
+}
+
+/* Can a jump at @vaddr reach every stub of an area at @start? */
+static bool area_in_reach(unsigned long start, unsigned long vaddr)
+{
+	return (start > vaddr ? start - vaddr : vaddr - start) <
+	       UPROBE_JUMP_REACH - PAGE_SIZE;
+}
+
+/*
+ * Map a new stub area into @mm within the jump's reach of @vaddr, as near
+ * it as there is room: below it first, else above it.
+ */
+static struct uprobe_stub_area *map_stub_area(struct mm_struct *mm,
+					      unsigned long vaddr)
+{
+	const unsigned long reach = UPROBE_JUMP_REACH - 2 * PAGE_SIZE;
+	struct vm_unmapped_area_info info = { .length = PAGE_SIZE };
+	unsigned long floor = max_t(unsigned long, PAGE_SIZE, mmap_min_addr);
+	struct uprobe_stub_area *area;
+	struct vm_area_struct *vma;
+	unsigned long addr;
+
+	mmap_assert_write_locked(mm);
+	area = kzalloc(sizeof(*area), GFP_KERNEL);
+	if (!area)
+		return NULL;
+	info.flags = VM_UNMAPPED_AREA_TOPDOWN;
+	info.low_limit = max(floor, vaddr > reach ? vaddr - reach : 0);
+	info.high_limit = vaddr & PAGE_MASK;
+	addr = info.high_limit > info.low_limit ? vm_unmapped_area(&info) :
+						  -ENOMEM;
+	if (IS_ERR_VALUE(addr)) {
+		info.flags = 0;
+		info.low_limit = max(floor, PAGE_ALIGN(vaddr + 1));
+		info.high_limit = TASK_SIZE - vaddr > reach ? vaddr + reach :
+							     TASK_SIZE;
+		addr = info.high_limit > info.low_limit ?
+		       vm_unmapped_area(&info) : -ENOMEM;
+	}
+	if (IS_ERR_VALUE(addr) || !area_in_reach(addr, vaddr))
+		goto free_area;
+	vma = _install_special_mapping(mm, addr, PAGE_SIZE,
+				       VM_READ | VM_EXEC | VM_MAYREAD |
+				       VM_MAYEXEC, &stub_mapping);
+	if (IS_ERR(vma))
+		goto free_area;
+	area->start = addr;
+	return area;
+
+free_area:
+	kfree(area);
+	return NULL;
+}
+
+/*
+ * The stub for the site at @vaddr of @mm: the one that stands for it
+ * already, else a free one in an area within reach, mapped now if need
+ * be. Returns its user address, or 0: no room within reach, or @mm has
+ * UPROBE_STUB_AREAS areas already, all full or out of reach.
+ */
+static unsigned long get_stub(struct mm_struct *mm, struct uprobes_mm *um,
+			      unsigned long vaddr)
+{
+	struct uprobe_stub_area *area, *found = NULL;
+	unsigned int i, j, hole = UPROBE_STUB_AREAS, free = 0;
+
+	mmap_assert_write_locked(mm);
+	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
+		area = stub_area(mm, um, i);
+		if (!area) {
+			hole = min(hole, i);
+			continue;
+		}
+		if (!area_in_reach(area->start, vaddr))
+			continue;
+		for (j = 0; j < UPROBE_STUBS_PER_AREA; j++) {
+			if (area->vaddr[j] == vaddr)
+				return area->start + j * UPROBE_STUB_BYTES;
+			if (!found && !area->vaddr[j]) {
+				found = area;
+				free = j;
+			}
+		}
+	}
+	if (!found) {
+		if (hole == UPROBE_STUB_AREAS)
+			return 0;
+		found = map_stub_area(mm, vaddr);
+		if (!found)
+			return 0;
+		free = 0;
+		spin_lock(&um->stub_lock);
+		rcu_assign_pointer(um->stubs[hole], found);
+		spin_unlock(&um->stub_lock);
+	}
+	/* Read by stub_site() under RCU; the stub's code is in place already. */
+	WRITE_ONCE(found->vaddr[free], vaddr);
+	return found->start + free * UPROBE_STUB_BYTES;
+}
+
+/*
+ * The page @vma maps at @vaddr, with a reference, or NULL. Caller holds
+ * the mmap_lock.
+ */
+static struct page *site_page(struct vm_area_struct *vma, unsigned long vaddr)
+{
+	struct page *page = follow_page(vma, vaddr, FOLL_GET);
+
+	if (IS_ERR_OR_NULL(page)) {
+		if (get_user_pages_remote(vma->vm_mm, vaddr, 1, FOLL_FORCE,
+					  &page, NULL, NULL) != 1)
+			return NULL;
+	}
+	return page;
+}
+
+/*
+ * Does @vma at @site's address hold the jump of @site? *@page gets the
+ * page, with a reference, when it does. Caller holds the mmap_lock.
+ */
+static bool jump_there(struct uprobe_site *site, struct vm_area_struct *vma,
+		       struct page **page)
+{
+	u8 jump[UPROBE_JUMP_MAX], cur[UPROBE_JUMP_MAX];
+	struct uprobe *uprobe = site->uprobe;
+	struct page *p;
+
+	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset) ||
+	    offset_to_vaddr(vma, uprobe->offset) != site->vaddr ||
+	    !arch_uprobe_fill_jump(site->vaddr, site->stub, jump))
+		return false;
+	p = site_page(vma, site->vaddr);
+	if (!p)
+		return false;
+	memcpy_from_page(cur, p, offset_in_page(site->vaddr), site->jump_len);
+	if (!PageAnon(p) || memcmp(cur, jump, site->jump_len)) {
+		put_page(p);
+		return false;
+	}
+	if (page)
+		*page = p;
+	else
+		put_page(p);
+	return true;
+}
+
+/*
+ * Put our breakpoint back at @site in place of its jump, with the rest of
+ * the original instruction after it. A site whose jump is no longer there
+ * (its text went away) just forgets its stub. Caller holds @mm's
+ * mmap_lock for write.
+ *
+ * Return: 0, or -ENOMEM/-ENOSPC with the jump still there.
+ */
+static int undo_jump(struct mm_struct *mm, struct uprobe_site *site)
+{
+	struct vm_area_struct *vma;
+	struct page *page;
+	int ret = 0;
+
+	mmap_assert_write_locked(mm);
+	if (!site->stub)
+		return 0;
+	do {
+		vma = vma_lookup(mm, site->vaddr);
+		if (!vma || !jump_there(site, vma, &page))
+			break;
+		ret = patch_page(vma, site->vaddr, page, site->saved,
+				 site->jump_len);
+		put_page(page);
+	} while (ret == -EAGAIN);
+	if (ret)
+		return ret;
+	WRITE_ONCE(site->stub, 0);
+	return 0;
+}
+
+/*
+ * Make the site of @uprobe at @vaddr of current's mm a jump site of @len
+ * bytes (see "Jump sites"), after a breakpoint hit there in a mode that
+ * allows it (arch_uprobe_jump_len()). Called outside any lock; does
+ * nothing if anything changed since the hit.
+ */
+static void make_jump_site(struct uprobe *uprobe, unsigned long vaddr,
+			   unsigned int len)
+{
+	u8 jump[UPROBE_JUMP_MAX], cur[UPROBE_JUMP_MAX];
+	const unsigned int bp = UPROBE_SWBP_INSN_SIZE;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct uprobe_site *site;
+	unsigned long stub, last, index = vaddr;
+	uprobe_opcode_t orig, head;
+	struct page *page;
+	struct uprobes_mm *um;
+
+	if (WARN_ON_ONCE(len > UPROBE_JUMP_MAX || len < bp) ||
+	    mmap_write_lock_killable(mm))
+		return;
+	um = mm->uprobes_state.sites;
+	site = um ? xa_load(&um->sites, vaddr) : NULL;
+	if (!site || site->uprobe != uprobe || site->detached ||
+	    site->pending || site->stub || site->no_jump)
+		goto unlock;
+	orig = orig_opcode(uprobe);
+	/* Only our own breakpoint, over the original instruction, is moved. */
+	if (memcmp(&site->shown, &orig, bp))
+		goto unlock;
+	site->no_jump = true;	/* unless all goes well below */
+	last = vaddr + len - 1;
+	vma = vma_lookup(mm, vaddr);
+	if (!vma || last >= vma->vm_end ||
+	    (vaddr & PAGE_MASK) != (last & PAGE_MASK) ||
+	    xa_find_after(&um->sites, &index, last, XA_PRESENT))
+		goto unlock;
+	page = site_page(vma, vaddr);
+	if (!page)
+		goto unlock;
+	memcpy_from_page(cur, page, offset_in_page(vaddr), len);
+	memcpy(&head, cur, bp);
+	if (!PageAnon(page) || !is_swbp_insn(&head) ||
+	    memcmp(cur + bp, (u8 *)&uprobe->arch.insn + bp, len - bp))
+		goto put_page;
+	stub = get_stub(mm, um, vaddr);
+	if (!stub || !arch_uprobe_fill_jump(vaddr, stub, jump))
+		goto put_page;
+	memcpy(site->saved, cur, len);
+	site->jump_len = len;
+	if (patch_page(vma, vaddr, page, jump, len)) {
+		site->no_jump = false;	/* maybe at the next hit */
+		goto put_page;
+	}
+	site->no_jump = false;
+	WRITE_ONCE(site->stub, stub);
+put_page:
+	put_page(page);
+unlock:
+	mmap_write_unlock(mm);
+}
+
+/*
+ * Undo the jumps of the sites of @mm in [@start, @end): mremap() is about
+ * to move them, and a relative jump would lead elsewhere from there. They
+ * move as breakpoints and become jumps again at their next hit.
+ */
+static void undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
+		       unsigned long start, unsigned long end)
+{
+	struct uprobe_site *site;
+	unsigned long index;
+
+	mmap_assert_write_locked(mm);
+	xa_for_each_range(&um->sites, index, site, start, end - 1) {
+		if (site->stub && undo_jump(mm, site))
+			pr_notice_ratelimited("uprobes: %s[%d]: no memory to take the jump at %#lx out before mremap(): it will lead astray\n",
+					      current->comm,
+					      task_pid_nr(current), index);
+	}
+}
+
+/*
+ * Give @newmm, a fork child, its copies of the stub areas of @old_um that
+ * fork copied (all but those a program marked MADV_DONTFORK). Caller
+ * holds both mmap_locks for write.
+ */
+static void dup_stub_areas(struct mm_struct *newmm, struct uprobes_mm *um,
+			   struct uprobes_mm *old_um)
+{
+	struct uprobe_stub_area *area, *copy;
+	struct vm_area_struct *vma;
+	unsigned int i;
+
+	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
+		area = rcu_dereference_protected(old_um->stubs[i], 1);
+		if (!area)
+			continue;
+		vma = vma_lookup(newmm, area->start);
+		if (!vma || !vma_is_special_mapping(vma, &stub_mapping))
+			continue;
+		copy = kmemdup(area, sizeof(*area), GFP_KERNEL);
+		if (copy)
+			RCU_INIT_POINTER(um->stubs[i], copy);
+	}
+}
+
+/*
+ * If @copy, the child's copy of a jump site, is entered through a stub the
+ * child does not have, put the breakpoint back in the child's page.
+ * Return: 0, or -ENOMEM (the fork fails).
+ */
+static int dup_undo_jump(struct mm_struct *newmm, struct uprobes_mm *um,
+			 struct uprobe_site *copy)
+{
+	bool there;
+
+	rcu_read_lock();
+	there = stub_site(um, copy->stub) == copy->vaddr;
+	rcu_read_unlock();
+	return there ? 0 : undo_jump(newmm, copy);
+}
+
+/* Free the stub areas of @um, whose mm is gone. */
+static void free_stub_areas(struct uprobes_mm *um)
+{
+	struct uprobe_stub_area *area;
+	unsigned int i;
+
+	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
+		area = rcu_dereference_protected(um->stubs[i], 1);
+		if (area)
+			kfree_rcu(area, rcu);
+	}
 }
 
 /* ------------------------------------------------------- per task */
@@ -4516,15 +5100,19 @@ lost:
  *
  * Return: true if the call is the return-probe system call made by the
  * system call instruction of current's trampoline, and a return probe of
- * current is pending. A program that calls into the trampoline itself,
- * with none pending, makes a system call like any other.
+ * current is pending, or the stubs' system call made by a stub in use
+ * (arch_uprobe_stub_syscall()). A program that calls into the trampoline
+ * itself, with none pending, makes a system call like any other.
  */
 bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 	struct mm_struct *mm = current->mm;
+	unsigned long stub = arch_uprobe_stub_syscall(regs);
 	struct xol_area *area;
 
+	if (stub)
+		return uprobe_stub_site(stub) != 0;
 	if (!mm || !utask || !utask->return_instances)
 		return false;
 	/* Pairs with smp_store_release() in map_xol_area(). */
@@ -4578,8 +5166,7 @@ static struct uprobe *find_hit_slow(struct mm_struct *mm,
 	vma = vma_lookup(mm, bp);
 	site = xa_load(&um->sites, bp);
 	if (site) {
-		if (!site->detached ||
-		    (vma && bp_still_there(site->uprobe, vma, bp))) {
+		if (!site->detached || (vma && site_still_there(site, vma))) {
 			WRITE_ONCE(site->detached, false);
 			*debugger = debugger_bp(site);
 			uprobe = site->uprobe;
@@ -4641,13 +5228,14 @@ unlock:
  */
 static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 			       unsigned long bp, bool *foreign,
-			       unsigned int *slot, bool *debugger)
+			       unsigned int *slot, bool *debugger, bool *jump)
 {
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
 
 	*foreign = false;
 	*debugger = false;
+	*jump = false;
 	*slot = 0;
 	rcu_read_lock();
 	site = site_lookup(um, bp);
@@ -4655,6 +5243,7 @@ static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
 		*slot = READ_ONCE(site->xol_slot);
 		*debugger = debugger_bp(site);
+		*jump = !READ_ONCE(site->stub) && !READ_ONCE(site->no_jump);
 	}
 	rcu_read_unlock();
 	if (uprobe)
@@ -4705,23 +5294,24 @@ static unsigned long get_slot_after_gp(struct mm_struct *mm,
 }
 
 /*
- * The breakpoint at uprobe_get_swbp_addr() trapped: handle it if it is
- * ours (a probe, or a return through the XOL trampoline). Process context,
- * interrupts on; may sleep.
+ * The site at @bp was hit: through its breakpoint (@stub false: the trap's
+ * ip is in @regs), or through its jump and stub (@stub true). Handle it if
+ * it is ours (a probe, or for a breakpoint, a return through the XOL
+ * trampoline). Process context, interrupts on; may sleep.
  */
-static bool handle_hit(struct pt_regs *regs)
+static bool __handle_hit(struct pt_regs *regs, unsigned long bp, bool stub)
 {
-	unsigned long bp = uprobe_get_swbp_addr(regs), slot_addr, trap_ip;
+	unsigned long slot_addr, trap_ip;
 	struct mm_struct *mm = current->mm;
 	struct uprobes_mm *um;
-	unsigned int slot, hint;
+	unsigned int slot, hint, jump_len = 0;
 	struct uprobe_stats __percpu *stats;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	bool remove, want_return, foreign, wait, seen, debugger;
+	bool remove, want_return, foreign, wait, seen, debugger, jump;
 	int idx;
 
-	if (is_return_trap(mm, bp, &slot_addr)) {
+	if (!stub && is_return_trap(mm, bp, &slot_addr)) {
 		uprobe_handle_return(regs, arch_uretprobe_trap(slot_addr, regs));
 		return true;
 	}
@@ -4730,15 +5320,20 @@ static bool handle_hit(struct pt_regs *regs)
 		return false;
 
 	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger);
-	if (!uprobe) {
+	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger, &jump);
+	if (!uprobe || (stub && debugger)) {
 		srcu_read_unlock(&uprobes_srcu, idx);
-		if (foreign)
+		if (foreign && !stub)
 			return false;	/* somebody else's breakpoint */
-		/* Gone meanwhile: run what is there now. */
+		/*
+		 * Gone meanwhile: run what is there now. From a stub, that is
+		 * also how a debugger's breakpoint written since is reached.
+		 */
 		instruction_pointer_set(regs, bp);
 		return true;
 	}
+	if (READ_ONCE(uprobe_jump_sites) && jump && !stub && stub_pages[0])
+		jump_len = arch_uprobe_jump_len(&uprobe->arch, regs);
 	/* Whatever happens next starts at the probed instruction. */
 	trap_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, bp);
@@ -4841,6 +5436,8 @@ done:
 	utask->auprobe = NULL;
 out:
 	srcu_read_unlock(&uprobes_srcu, idx);
+	if (unlikely(jump_len))
+		make_jump_site(uprobe, bp, jump_len);
 	return true;
 
 out_debugger:
@@ -4850,6 +5447,33 @@ out_debugger:
 	/* The debugger's breakpoint: its SIGTRAP, as if ours were not there. */
 	instruction_pointer_set(regs, trap_ip);
 	return false;
+}
+
+/*
+ * The breakpoint at uprobe_get_swbp_addr() trapped: handle it if it is
+ * ours (a probe, or a return through the XOL trampoline). Process context,
+ * interrupts on; may sleep.
+ */
+static bool handle_hit(struct pt_regs *regs)
+{
+	return __handle_hit(regs, uprobe_get_swbp_addr(regs), false);
+}
+
+/**
+ * uprobe_stub_hit - a task came to the kernel through a stub
+ * @regs: the user registers as the breakpoint of the site would have
+ *	shown them (but ip)
+ * @vaddr: the site's address, from uprobe_stub_site()
+ *
+ * Called by the architecture's entry from a stub, in process context: runs
+ * the hit as the breakpoint's trap would have, and leaves in @regs where
+ * the task goes next (the instruction done, a slot to finish it in, a
+ * handler's choice, or @vaddr itself if the probe went away meanwhile).
+ */
+void uprobe_stub_hit(struct pt_regs *regs, unsigned long vaddr)
+{
+	if (!__handle_hit(regs, vaddr, true))
+		instruction_pointer_set(regs, vaddr);
 }
 
 /* Signals held back during the step may be delivered now. */
@@ -5314,6 +5938,85 @@ bool __weak arch_uretprobe_is_syscall(unsigned long slot,
 	return false;
 }
 
+/* Fill the page of stubs that every stub area maps, if the arch has them. */
+static void __init init_stub_page(void)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (!page)
+		return;
+	if (arch_uprobe_fill_stubs(page_address(page)))
+		stub_pages[0] = page;
+	else
+		__free_page(page);
+}
+
+/**
+ * arch_uprobe_jump_len - may the site of this hit become a jump site?
+ * @auprobe: the probe
+ * @regs: the user registers of a breakpoint hit of it, in the task's mode
+ *
+ * A jump site is entered through a jump to a stub instead of a breakpoint
+ * (see "Jump sites" in kernel/events/uprobes.c): the jump replaces the
+ * first bytes of the probed instruction, which must be one instruction
+ * that the task's mode runs as the architecture's emulation or copy does,
+ * that nothing jumps into, and whose bytes ->insn holds. Called after a
+ * breakpoint hit, in process context; also declines while the task is
+ * being single-stepped.
+ *
+ * Return: the jump's length (UPROBE_SWBP_INSN_SIZE to UPROBE_JUMP_MAX, at
+ * most the instruction's), or 0 (this default: never).
+ */
+unsigned int __weak arch_uprobe_jump_len(struct arch_uprobe *auprobe,
+					 struct pt_regs *regs)
+{
+	return 0;
+}
+
+/**
+ * arch_uprobe_fill_jump - the jump from a site to its stub
+ * @vaddr: the site's user address
+ * @stub: the stub's user address, less than UPROBE_JUMP_REACH away
+ * @jump: where the arch_uprobe_jump_len() bytes of the jump go
+ *
+ * Return: true if filled; false if the jump cannot reach (this default).
+ */
+bool __weak arch_uprobe_fill_jump(unsigned long vaddr, unsigned long stub,
+				  u8 *jump)
+{
+	return false;
+}
+
+/**
+ * arch_uprobe_fill_stubs - write the page that every stub area maps
+ * @page: kernel address of a zeroed page, mapped read-only and executable
+ *
+ * Each UPROBE_STUB_BYTES of it is a stub: it keeps what the system call
+ * clobbers where the kernel finds it, writing nothing below the stack
+ * pointer that the program may use (a red zone), and makes the system call
+ * whose handler passes the registers of the site to uprobe_stub_hit(),
+ * and that arch_uprobe_stub_syscall() recognises.
+ *
+ * Return: true if the architecture has jump sites; false (this default).
+ */
+bool __weak arch_uprobe_fill_stubs(void *page)
+{
+	return false;
+}
+
+/**
+ * arch_uprobe_stub_syscall - the stub that made this system call
+ * @regs: the user registers at system call entry
+ *
+ * Return: the user address of the stub, if this is the stubs' system call
+ * made in a mode that has jump sites (whether from a stub in use is the
+ * core's question: uprobe_stub_site()); else 0 (this default).
+ */
+unsigned long __weak arch_uprobe_stub_syscall(struct pt_regs *regs)
+{
+	return 0;
+}
+
 static struct notifier_block uprobe_exception_nb = {
 	.notifier_call = arch_uprobe_exception_notify,
 	/* after kprobes and hw_breakpoint (INT_MAX), before the rest */
@@ -5326,4 +6029,5 @@ void __init uprobes_init(void)
 	uprobes_ready = !WARN_ON_ONCE(rhashtable_init(&uprobe_inodes,
 						      &uprobe_inodes_params));
 	WARN_ON_ONCE(register_die_notifier(&uprobe_exception_nb));
+	init_stub_page();
 }
