@@ -242,6 +242,36 @@
  * through the XOL trampoline. A call already pending at the unmap returns
  * to where its stub was, as a caller of any vDSO function would.
  *
+ * Jump sites (64-bit code; the core's top comment says when a site becomes
+ * one): a probed instruction of five bytes or more that is emulated or
+ * boosted (arch_uprobe_jump_len()) gets a jmp rel32 to a stub of 16 bytes
+ * in a stub area within 2 GiB (arch_uprobe_fill_stubs()), every stub the
+ * same code:
+ *
+ *	+0	lea -128(%rsp),%rsp	step over the red zone; flags unchanged
+ *	+5	push %rcx
+ *	+6	push %r11
+ *	+8	push %rax
+ *	+9	mov $__NR_uprobe,%eax
+ *	+14	syscall
+ *	+16	int3			(to the end of the stub)
+ *
+ * Nothing is written below the program's stack pointer before it moved
+ * past the red zone, so a leaf function's data there survives, and neither
+ * lea, push nor mov changes the flags the syscall saves. sys_uprobe()
+ * (336, as in later kernels) finds the site from the stub's address
+ * (uprobe_stub_site()), puts rax, r11 and rcx back from the stack and the
+ * stack pointer above the red zone, so that the registers are those of
+ * the program at the site, and the core runs the hit (uprobe_stub_hit());
+ * the task leaves with iret, like a return probe, wherever the hit sent
+ * it. From anywhere else than a stub in use: SIGILL. seccomp lets exactly
+ * the stubs' call through (uprobe_syscall_from_trampoline()). A debugger
+ * single-stepping the program into a jump gets a #DB at the stub's start:
+ * aup_debug() turns it into a breakpoint hit of the site, handled on the
+ * way out (TIF_UPROBE), so the debugger sees one step from the site to the
+ * next instruction, as without the jump. A signal delivered in the stub
+ * before its syscall shows the stub's address (it returns there).
+ *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
  */
@@ -1743,6 +1773,33 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 	return false;
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * A single-step trap at the start of a stub: the program, stepped by a
+ * debugger, took a site's jump. It sees the site as a breakpoint hit
+ * instead, handled on the way out (the instruction is stepped then and its
+ * step reported as the CPU would have): ip just after the breakpoint the
+ * site had, as the core expects of a breakpoint hit.
+ */
+static nokprobe_inline bool aup_stub_step(struct pt_regs *regs)
+{
+	unsigned long vaddr;
+
+	if (!user_64bit_mode(regs))
+		return false;
+	vaddr = uprobe_stub_site(regs->ip);
+	if (!vaddr)
+		return false;
+	regs->ip = vaddr + UPROBE_SWBP_INSN_SIZE;
+	return uprobe_pre_sstep_notifier(regs);
+}
+#else
+static nokprobe_inline bool aup_stub_step(struct pt_regs *regs)
+{
+	return false;
+}
+#endif
+
 /*
  * #DB: claim the one that ends our step (DR_STEP, or a data breakpoint
  * while a rep string copy runs on untraced), and only that. A data
@@ -1756,6 +1813,11 @@ static nokprobe_inline int aup_debug(struct pt_regs *regs, unsigned long *dr6)
 
 	if (!(*dr6 & DR_STEP) && !trap)
 		return NOTIFY_DONE;
+	if (!trap && aup_stub_step(regs)) {
+		*dr6 &= ~DR_STEP;
+		t->virtual_dr6 &= ~DR_STEP;
+		return *dr6 ? NOTIFY_DONE : NOTIFY_STOP;
+	}
 	if (!uprobe_post_sstep_notifier(regs)) {
 		if (trap)
 			uprobe_leave_boosted_copy(regs);
@@ -2085,6 +2147,147 @@ SYSCALL_DEFINE0(uretprobe)
 	uprobe_handle_return(regs, frame);
 	return regs->ax;
 
+sigill:
+	force_sig(SIGILL);
+	return -EINVAL;
+}
+#endif
+
+/* ------------------------------------------------------- jump sites */
+
+#define AUP_JUMP_LEN		5	/* jmp rel32 */
+#define AUP_STUB_SYSCALL_END	16	/* ip after a stub's syscall */
+#define AUP_STUB_SAVED		3	/* rax, r11, rcx from the stub's sp up */
+#define AUP_RED_ZONE		128	/* the x86-64 ABI's, below the sp */
+
+#ifdef CONFIG_X86_64
+static const u8 aup_stub[AUP_STUB_SYSCALL_END] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,		/* lea -128(%rsp),%rsp */
+	0x51,					/* push %rcx */
+	0x41, 0x53,				/* push %r11 */
+	0x50,					/* push %rax */
+	0xb8, __NR_uprobe & 0xff, __NR_uprobe >> 8, 0, 0,
+	0x0f, 0x05,				/* syscall */
+};
+
+/**
+ * arch_uprobe_jump_len - may the site of this hit become a jump site?
+ * @au: the probe
+ * @regs: the user registers of a breakpoint hit of it
+ *
+ * In 64-bit mode, an instruction of five bytes or more that is emulated
+ * (nops of function entries built with -mfentry -mnop-mcount or patchable
+ * entries, SDT markers built as nop5, call and jmp rel32, lea, ...) or
+ * boosted (a mov of an immediate, ALU forms, ...), unless the task is
+ * being single-stepped: the hit from the stub runs it as the breakpoint's
+ * would have, emulated or in its XOL slot. A jump site never sees TF: the
+ * jump would take the step trap in the stub (aup_stub_step()).
+ *
+ * Return: 5 (jmp rel32), or 0.
+ */
+unsigned int arch_uprobe_jump_len(struct arch_uprobe *au, struct pt_regs *regs)
+{
+	const struct arch_uprobe_plan *p = &au->plan[AUP_MODE_64];
+
+	if (p->err || (p->exec != AUP_EMULATE && !p->boostable) ||
+	    p->len < AUP_JUMP_LEN || aup_mode(regs) != AUP_MODE_64 ||
+	    (regs->flags & X86_EFLAGS_TF) ||
+	    (read_thread_flags() & (_TIF_SINGLESTEP | _TIF_BLOCKSTEP)))
+		return 0;
+	return AUP_JUMP_LEN;
+}
+
+/**
+ * arch_uprobe_fill_jump - jmp rel32 from a site to its stub
+ * @vaddr: the site's user address
+ * @stub: the stub's user address
+ * @jump: the five bytes
+ *
+ * Return: false if the stub is out of the jump's reach.
+ */
+bool arch_uprobe_fill_jump(unsigned long vaddr, unsigned long stub, u8 *jump)
+{
+	long rel = (long)(stub - (vaddr + AUP_JUMP_LEN));
+
+	if (rel != (s32)rel)
+		return false;
+	jump[0] = 0xe9;
+	put_unaligned_le32((u32)rel, jump + 1);
+	return true;
+}
+
+/**
+ * arch_uprobe_fill_stubs - the page of stubs
+ * @page: kernel address of the zeroed page
+ *
+ * Every stub steps over the red zone before it stores anything, saves the
+ * three registers that its syscall clobbers, and enters sys_uprobe(); the
+ * rest of each stub is int3. The site a stub stands for is known from its
+ * address alone.
+ *
+ * Return: true.
+ */
+bool arch_uprobe_fill_stubs(void *page)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(aup_stub) > UPROBE_STUB_BYTES);
+	memset(page, UPROBE_SWBP_INSN, PAGE_SIZE);
+	for (i = 0; i < PAGE_SIZE; i += UPROBE_STUB_BYTES)
+		memcpy(page + i, aup_stub, sizeof(aup_stub));
+	return true;
+}
+
+/**
+ * arch_uprobe_stub_syscall - the stub that made this system call
+ * @regs: the user registers at system call entry
+ *
+ * Return: the address the stub would start at for __NR_uprobe made in
+ * 64-bit mode, else 0.
+ */
+unsigned long arch_uprobe_stub_syscall(struct pt_regs *regs)
+{
+	if (regs->orig_ax != __NR_uprobe || in_ia32_syscall())
+		return 0;
+	return regs->ip - AUP_STUB_SYSCALL_END;
+}
+
+/*
+ * The system call of a stub: the site's registers back as the program had
+ * them at the jump (rax, r11, rcx from the stub's stack, sp above the red
+ * zone; the flags are those the syscall saved, which the stub left as they
+ * were), then the hit. The return goes through iret wherever the hit sent
+ * the task, as rcx and r11 are the program's. From anywhere else than a
+ * stub in use: SIGILL, and nothing else happens.
+ */
+SYSCALL_DEFINE0(uprobe)
+{
+	struct pt_regs *regs = current_pt_regs();
+	unsigned long stub = arch_uprobe_stub_syscall(regs), ax, r11, cx;
+	const unsigned long __user *saved;
+	unsigned long vaddr;
+
+	vaddr = stub ? uprobe_stub_site(stub) : 0;
+	if (!vaddr)
+		goto sigill;
+	saved = (const unsigned long __user *)regs->sp;
+	if (!user_read_access_begin(saved, AUP_STUB_SAVED * sizeof(long)))
+		goto sigill;
+	unsafe_get_user(ax, &saved[0], efault);
+	unsafe_get_user(r11, &saved[1], efault);
+	unsafe_get_user(cx, &saved[2], efault);
+	user_read_access_end();
+	regs->ax = ax;
+	regs->r11 = r11;
+	regs->cx = cx;
+	regs->sp += AUP_STUB_SAVED * sizeof(long) + AUP_RED_ZONE;
+	/* Not a system call for signal restarting: ax is the program's. */
+	regs->orig_ax = -1;
+	uprobe_stub_hit(regs, vaddr);
+	return regs->ax;
+
+efault:
+	user_read_access_end();
 sigill:
 	force_sig(SIGILL);
 	return -EINVAL;

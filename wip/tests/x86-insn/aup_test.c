@@ -142,6 +142,30 @@ struct pt_regs *current_pt_regs(void)
 	return test_syscall_regs;
 }
 
+/* Jump sites: the stub the test says is in use, and the hit it records. */
+static unsigned long stub_in_use, stub_site_vaddr;
+static int nr_stub_hit;
+static unsigned long stub_hit_vaddr;
+static struct pt_regs stub_hit_regs;
+
+unsigned long uprobe_stub_site(unsigned long stub)
+{
+	return stub && stub == stub_in_use ? stub_site_vaddr : 0;
+}
+
+void uprobe_stub_hit(struct pt_regs *regs, unsigned long vaddr)
+{
+	nr_stub_hit++;
+	stub_hit_vaddr = vaddr;
+	stub_hit_regs = *regs;
+	regs->ip = vaddr + 5;
+}
+
+int uprobe_pre_sstep_notifier(struct pt_regs *regs)
+{
+	return 1;
+}
+
 static struct mm_struct *zapped_mm;
 
 void vdso_uretprobe_table_zap(struct mm_struct *mm)
@@ -2583,6 +2607,120 @@ static void test_tramp_native(void)
 }
 
 /*
+ * Jump sites: a stub run on the CPU, one step at a time, up to its syscall
+ * (five instructions that change no flag and write only the three words
+ * below the red zone), then sys_uprobe() with what the syscall left: the
+ * hit sees every register as it was at the site, ax is returned as it was;
+ * from no stub in use, SIGILL. The jump, and which sites may have one.
+ */
+static void test_stub_native(void)
+{
+	const unsigned long arith = X86_EFLAGS_CF | X86_EFLAGS_PF |
+				    X86_EFLAGS_AF | X86_EFLAGS_ZF |
+				    X86_EFLAGS_SF | X86_EFLAGS_OF;
+	static const u8 nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const u8 mov5[] = { 0xb9, 0x78, 0x56, 0x34, 0x12 };
+	static const u8 push[] = { 0x55 };
+	unsigned long slot, stub, sp, addr, flags;
+	struct arch_uprobe au;
+	struct pt_regs r;
+	struct cpu c;
+	u8 jump[8];
+	long ret;
+	int n, i;
+
+	setup_native();
+	use_layout(&lay64);
+	slot = SLOT_NEAR;
+	random_state();
+	memcpy((void *)DATA, data_init, DATA_SIZE);
+	memset((void *)slot, 0, SLOT_SIZE);
+	CHECK(arch_uprobe_fill_stubs((void *)slot), "stubs: filled");
+	stub = slot + 2 * UPROBE_STUB_BYTES;
+	sp = cpu_init.gpr[4];
+	c = cpu_init;
+	c.ip = stub;
+	c.flags |= X86_EFLAGS_TF;
+	flags = c.flags;
+	for (n = 0; n < 8 && c.ip != stub + 14; n++) {
+		run_cpu(&c);
+		if (trap_out.signo != SIGTRAP || trap_out.code != TRAP_TRACE)
+			break;
+		flags = trap_out.cpu.flags;
+		memcpy(c.gpr, trap_out.cpu.gpr, sizeof(c.gpr));
+		c.ip = trap_out.cpu.ip;
+	}
+	CHECK(n == 5 && c.ip == stub + 14 && c.gpr[0] == __NR_uprobe &&
+	      c.gpr[4] == sp - 128 - 24 && !((flags ^ cpu_init.flags) & arith),
+	      "stub: 5 insns to the syscall, flags kept (%d, ip %#lx)", n, c.ip);
+	for (i = 0; i < (int)DATA_SIZE; i++) {
+		addr = DATA + i;
+		if (((u8 *)DATA)[i] != data_init[i] &&
+		    (addr < sp - 128 - 24 || addr >= sp - 128))
+			break;
+	}
+	CHECK(i == (int)DATA_SIZE, "stub: writes only the 3 words below the red zone");
+
+	/* the syscall: rcx and r11 get the return ip and the flags */
+	c.flags = cpu_init.flags;
+	cpu_to_regs(&c, &r);
+	r.ip = stub + 16;
+	r.cx = stub + 16;
+	r.r11 = c.flags;
+	r.orig_ax = __NR_uprobe;
+	r.ax = -38L;
+	CHECK(arch_uprobe_stub_syscall(&r) == stub, "stub: its syscall");
+	test_syscall_regs = &r;
+	stub_in_use = stub;
+	stub_site_vaddr = CODE_V;
+	nr_stub_hit = 0;
+	nr_force_sig = 0;
+	ret = aup_test_sys_uprobe();
+	regs_to_cpu(&stub_hit_regs, &c);
+	CHECK(nr_stub_hit == 1 && stub_hit_vaddr == CODE_V && nr_force_sig == 0 &&
+	      !memcmp(c.gpr, cpu_init.gpr, sizeof(c.gpr)) &&
+	      stub_hit_regs.orig_ax == -1UL && ret == (long)cpu_init.gpr[0] &&
+	      r.ip == CODE_V + 5, "stub: the hit sees the site's registers");
+	/* the same call from elsewhere */
+	cpu_to_regs(&cpu_init, &r);
+	r.ip = stub + UPROBE_STUB_BYTES + 16;
+	r.orig_ax = __NR_uprobe;
+	nr_stub_hit = 0;
+	aup_test_sys_uprobe();
+	CHECK(nr_stub_hit == 0 && nr_force_sig == 1 && force_sig_nr == SIGILL,
+	      "stub: syscall from elsewhere: SIGILL");
+	test_syscall_regs = NULL;
+	stub_in_use = 0;
+
+	/* the jump */
+	CHECK(arch_uprobe_fill_jump(0x10000, 0x10015, jump) && jump[0] == 0xe9 &&
+	      get_unaligned((s32 *)(jump + 1)) == 0x10, "jump: rel32 forward");
+	CHECK(arch_uprobe_fill_jump(0x7f0000000000UL, 0x7f0000000000UL - 0x7ffff000UL,
+				    jump) &&
+	      get_unaligned((s32 *)(jump + 1)) == -0x7ffff005L, "jump: rel32 back");
+	CHECK(arch_uprobe_fill_jump(0x10000, 0x10005 + 0x7fffffffUL, jump) &&
+	      !arch_uprobe_fill_jump(0x10000, 0x10005 + 0x80000000UL, jump),
+	      "jump: reach");
+
+	/* which sites: 5-byte emulated or boosted, 64-bit, not stepped */
+	cpu_to_regs(&cpu_init, &r);
+	CHECK(!analyze_bytes(&au, nop5, 5, false) && arch_uprobe_jump_len(&au, &r) == 5,
+	      "jump: nop5");
+	CHECK(!analyze_bytes(&au, mov5, 5, false) && arch_uprobe_jump_len(&au, &r) == 5,
+	      "jump: mov $imm32");
+	CHECK(!analyze_bytes(&au, push, 1, false) && arch_uprobe_jump_len(&au, &r) == 0,
+	      "jump: not a 1-byte push");
+	r.flags |= X86_EFLAGS_TF;
+	CHECK(!analyze_bytes(&au, nop5, 5, false) && arch_uprobe_jump_len(&au, &r) == 0,
+	      "jump: not while single-stepped");
+	use_layout(&lay32);
+	cpu_to_regs(&cpu_init, &r);
+	CHECK(!analyze_bytes(&au, nop5, 5, true) && arch_uprobe_jump_len(&au, &r) == 0,
+	      "jump: not in 32-bit code");
+	use_layout(&lay64);
+}
+
+/*
  * The accesses an emulation showed to the watchpoints (cpu_dr7 enabled,
  * none armed): every byte of DATA that the instruction changed lies in a
  * reported write, a push or call reports the word at the new sp, a load
@@ -3049,6 +3187,7 @@ int main(int argc, char **argv)
 	test_blockstep_no_tf();
 	test_verdicts();
 	test_tramp_native();
+	test_stub_native();
 	printf("table: %zu cases; %d checks, %d failures\n", ARRAY_SIZE(cases), nr_checks,
 	       failures);
 	if (failures)

@@ -21,6 +21,10 @@ typedef u8 uprobe_opcode_t;
  * code, 32 bytes apart, each with room for the jump back of the booster.
  */
 #define UPROBE_XOL_SLOT_BYTES		64
+#ifdef CONFIG_X86_64
+/* Jump sites: jmp rel32 reaches 2 GiB either way (arch/x86/kernel/uprobes.c). */
+#define UPROBE_JUMP_REACH		0x80000000UL
+#endif
 
 /**
  * enum arch_uprobe_exec - how a hit runs the probed instruction

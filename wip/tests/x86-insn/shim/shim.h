@@ -178,6 +178,11 @@ static inline unsigned long read_thread_flags(void)
 extern bool aup_test_ia32_syscall;
 #define in_ia32_syscall()	aup_test_ia32_syscall
 #define __NR_uretprobe	335
+#define __NR_uprobe	336
+#ifndef PAGE_SIZE
+#define PAGE_SIZE	4096UL
+#endif
+#define put_unaligned_le32(v, p)	put_unaligned((u32)(v), (u32 *)(p))
 #define SYSCALL_DEFINE0(name)	long aup_test_sys_##name(void)
 struct pt_regs *current_pt_regs(void);
 
