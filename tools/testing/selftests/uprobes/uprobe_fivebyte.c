@@ -16,7 +16,12 @@
  * - a debugger single-stepping through the function sees exactly the
  *   function's own instructions, one step each, the probed one included.
  * They hold on every path a hit can take (breakpoint, emulation, a copy
- * out of line) and on stock 6.1.
+ * out of line) and on stock 6.1. Each runs twice: with breakpoints
+ * ("trap"), and with jump sites on ("jump": uprobes.jump_sites=1, ours
+ * only), where both probed sites become a jump to a stub at their first
+ * hit, which the tests check in the text itself. The jump variant also
+ * checks what jump sites add: the stubs' system call from anywhere else,
+ * seccomp, fork, a debugger reading the text.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -26,8 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -44,6 +53,10 @@
 #define CHURN_CYCLES	100
 #define SAMPLES		10
 #define RING_PAGES	8
+#define JUMP_PARAM	"/sys/module/uprobes/parameters/jump_sites"
+#define NR_UPROBE	336	/* the stubs' system call (x86-64) */
+#define JMP_REL32	0xe9
+#define INT3		0xcc
 
 static long nop5_want(long seed)
 {
@@ -61,16 +74,53 @@ FIXTURE(five) {
 	void *ring;
 	size_t ring_len;
 	pid_t child;
+	char jump_was[8];
 };
+
+FIXTURE_VARIANT(five) {
+	bool jump;
+};
+
+/* Hits through breakpoints. */
+FIXTURE_VARIANT_ADD(five, trap) {
+	.jump = false,
+};
+
+/* Jump sites on: a probed 5-byte nop is entered through a jump. */
+FIXTURE_VARIANT_ADD(five, jump) {
+	.jump = true,
+};
+
+/* Set uprobes.jump_sites to @on, keeping its old value in @was. */
+static int set_jump_sites(bool on, char *was, size_t len)
+{
+	char *old = ut_read_file(JUMP_PARAM, NULL);
+
+	if (!old)
+		return -1;
+	if (was)
+		snprintf(was, len, "%c", old[0]);
+	free(old);
+	return ut_write_file(JUMP_PARAM, on ? "1" : "0", false);
+}
 
 FIXTURE_SETUP(five)
 {
 	self->perf_fd = -1;
 	self->child = -1;
+	if (set_jump_sites(variant->jump, self->jump_was,
+			   sizeof(self->jump_was))) {
+		if (variant->jump)
+			SKIP(return, "no %s: jump sites are ours (stock 6.1 has none)",
+			     JUMP_PARAM);
+		self->jump_was[0] = 0;	/* stock: breakpoints only */
+	}
 }
 
 FIXTURE_TEARDOWN(five)
 {
+	if (self->jump_was[0])
+		ut_write_file(JUMP_PARAM, self->jump_was, false);
 	if (self->child > 0) {
 		kill(self->child, SIGKILL);
 		waitpid(self->child, NULL, 0);
@@ -108,18 +158,36 @@ static long run_leaf(long (*fn)(long seed), long (*want)(long seed),
 	return bad;
 }
 
-/* A probe at @sym, enabled: results exact, every call counted. */
+/* The first byte of the instruction at @at, as this process runs it. */
+static unsigned char text_byte(const char *at)
+{
+	return UT_READ_ONCE(*(const unsigned char *)at);
+}
+
+/*
+ * A probe at @sym (whose address is @at), enabled: results exact, every
+ * call counted, and the site's first byte @site_now while probed (0: not
+ * checked), the instruction's own again once the probe is gone.
+ */
 static void leaf_probed(struct __test_metadata *_metadata, const char *grp,
-			const char *sym, long (*fn)(long seed),
-			long (*want)(long seed))
+			const char *sym, const char *at,
+			long (*fn)(long seed), long (*want)(long seed),
+			unsigned char site_now)
 {
 	int64_t off = off_of(sym);
+	unsigned char orig;
 
 	ASSERT_LT(0, off);
+	orig = text_byte(at);
 	ASSERT_EQ(0, run_leaf(fn, want, 0));	/* the function itself */
 	ASSERT_EQ(0, ut_probe_at(grp, "fb_site", ut_self_exe(), off, 0));
 	EXPECT_EQ(0, run_leaf(fn, want, 0));
 	EXPECT_EQ(CALLS, ut_profile_hits("fb_site"));
+	if (site_now)
+		EXPECT_EQ(site_now, text_byte(at));
+	ut_group_cleanup(grp);
+	EXPECT_EQ(orig, text_byte(at));
+	EXPECT_EQ(0, run_leaf(fn, want, 0));
 }
 
 /* A leaf with its red zone and flags live across a probed 5-byte nop. */
@@ -127,8 +195,9 @@ TEST_F(five, redzone_nop5)
 {
 	if (START("ufb_rznop"))
 		return;
-	leaf_probed(_metadata, self->grp, "fb_nop5_at", fb_nop5_leaf,
-		    nop5_want);
+	leaf_probed(_metadata, self->grp, "fb_nop5_at", fb_nop5_at,
+		    fb_nop5_leaf, nop5_want, ut_impl_is_stock() ? 0 :
+		    variant->jump ? JMP_REL32 : INT3);
 }
 
 /* The same across a probed 5-byte mov, which must zero-extend. */
@@ -136,8 +205,9 @@ TEST_F(five, redzone_mov5)
 {
 	if (START("ufb_rzmov"))
 		return;
-	leaf_probed(_metadata, self->grp, "fb_mov5_at", fb_mov5_leaf,
-		    mov5_want);
+	leaf_probed(_metadata, self->grp, "fb_mov5_at", fb_mov5_at,
+		    fb_mov5_leaf, mov5_want, ut_impl_is_stock() ? 0 :
+		    variant->jump ? JMP_REL32 : INT3);
 }
 
 struct churn {
@@ -359,10 +429,14 @@ TEST_F_TIMEOUT(five, single_step_through_site, 120)
 	if (self->child == 0) {
 		long r;
 
+		/* A first hit: with jump sites, it makes the jump. */
+		r = fb_nop5_leaf(4);
+		if (variant->jump && text_byte(fb_nop5_at) != JMP_REL32)
+			_exit(2);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
-		r = fb_nop5_leaf(5);
-		_exit(r == nop5_want(5) ? 0 : 1);
+		r += fb_nop5_leaf(5);
+		_exit(r == nop5_want(4) + nop5_want(5) ? 0 : 1);
 	}
 	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
 	ASSERT_TRUE(WIFSTOPPED(st));
@@ -384,7 +458,9 @@ TEST_F_TIMEOUT(five, single_step_through_site, 120)
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, self->child, NULL, 0));
 	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
 	self->child = -1;
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x", st);
+	}
 	/* 7 instructions, the nop, 5 more and ret: one step each */
 	EXPECT_EQ(14, n);
 	for (i = 0; i < n; i++)
@@ -395,7 +471,155 @@ TEST_F_TIMEOUT(five, single_step_through_site, 120)
 	EXPECT_EQ((uintptr_t)fb_nop5_at + 5, ips[nop_at + 1]);
 	for (i = 1; i < n; i++)
 		EXPECT_LT(ips[i - 1], ips[i]);
-	EXPECT_EQ(1, ut_profile_hits("fb_nop5"));
+	EXPECT_EQ(2, ut_profile_hits("fb_nop5"));
+}
+
+/* Run fb_nop5_leaf() once so that its probed site becomes a jump. */
+static void make_jump(struct __test_metadata *_metadata, const char *grp)
+{
+	ASSERT_EQ(0, ut_probe_at(grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(nop5_want(1), fb_nop5_leaf(1));
+	ASSERT_EQ(JMP_REL32, text_byte(fb_nop5_at));
+}
+
+/*
+ * The stubs' system call from the program itself: SIGILL, also while a
+ * jump site is in use. Ours only (stock has no such call: ENOSYS).
+ */
+TEST_F(five, stub_syscall_elsewhere_sigill)
+{
+	int st;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_ill"))
+		return;
+	make_jump(_metadata, self->grp);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		syscall(NR_UPROBE);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGILL) {
+		TH_LOG("status %#x", st);
+	}
+}
+
+/*
+ * A seccomp filter that allows only write and exit_group, installed by a
+ * process with a jump site: its hits still work (the stubs' system call is
+ * not the program's), counted, results exact.
+ */
+TEST_F(five, seccomp_allowlist_passes_stub)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 5, .filter = insns };
+	int st;
+
+	if (START("ufb_secc"))
+		return;
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		long bad;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(3);
+		bad = run_leaf(fb_nop5_leaf, nop5_want, 0);
+		if (variant->jump && text_byte(fb_nop5_at) != JMP_REL32)
+			_exit(2);
+		syscall(SYS_exit_group, bad ? 1 : 0);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x", st);
+	}
+	EXPECT_EQ(CALLS, ut_profile_hits("fb_nop5"));
+}
+
+/*
+ * fork() of a process with a jump site: the child runs it too (results
+ * exact, its hits counted with the parent's), and the parent's still
+ * works after the child exits.
+ */
+TEST_F(five, fork_keeps_site)
+{
+	int st;
+
+	if (START("ufb_fork"))
+		return;
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, run_leaf(fb_nop5_leaf, nop5_want, 0));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		_exit(run_leaf(fb_nop5_leaf, nop5_want, 5) ? 1 : 0);
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(0, run_leaf(fb_nop5_leaf, nop5_want, 9));
+	EXPECT_EQ(3 * CALLS, ut_profile_hits("fb_nop5"));
+	if (variant->jump)
+		EXPECT_EQ(JMP_REL32, text_byte(fb_nop5_at));
+}
+
+/*
+ * A debugger reading the text of a process at a jump site (ptrace peek)
+ * sees the original instruction, every byte of it.
+ */
+TEST_F(five, debugger_reads_original)
+{
+	unsigned char want[8], got[8];
+	long word;
+	int st;
+
+	if (START("ufb_peek"))
+		return;
+	memcpy(want, fb_nop5_at, sizeof(want));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		fb_nop5_leaf(3);	/* with jump sites: the jump */
+		if (variant->jump && text_byte(fb_nop5_at) != JMP_REL32)
+			_exit(2);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st)) {
+		TH_LOG("child status %#x", st);
+	}
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, self->child, fb_nop5_at, NULL);
+	ASSERT_EQ(0, errno);
+	memcpy(got, &word, sizeof(got));
+	EXPECT_EQ(0, memcmp(want, got, sizeof(got))) {
+		TH_LOG("read %02x %02x %02x %02x %02x, the text has %02x %02x %02x %02x %02x",
+		       got[0], got[1], got[2], got[3], got[4], want[0],
+		       want[1], want[2], want[3], want[4]);
+	}
+	kill(self->child, SIGKILL);
+	waitpid(self->child, NULL, 0);
+	self->child = -1;
 }
 
 TEST_HARNESS_MAIN
