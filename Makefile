@@ -5,11 +5,11 @@
 #   series-am | series-deb
 #   IMPL=ours|stock|wip|series (default ours; series: the tree series-am made),
 #   CONFIG=fast|full|debug|debian (default fast), ICOUNT=1 (vm: one vCPU, guest clock counts
-#   guest instructions)
+#   guest instructions), KAPPEND='more kernel command line' (uprobes.jump_sites=1)
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA PROF PROF_N PROF_REC FUNC \
+export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA KAPPEND PROF PROF_N PROF_REC FUNC \
 	CHECK_ARCHS SERIES_STRICT DEB_CONFIG
 
 H := scripts/harness.sh

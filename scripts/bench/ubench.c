@@ -36,6 +36,8 @@
 #include <unistd.h>
 
 #define TR "/sys/kernel/tracing/"
+/* ours: jump sites on or off (stock has no such parameter: traps) */
+#define JUMP_SITES "/sys/module/uprobes/parameters/jump_sites"
 #define NCALLS		20000	/* calls per measurement */
 #define UB_MANY		10000	/* probe sites in ub_many */
 
@@ -44,11 +46,12 @@ typedef void (*fn_t)(void);
 #define TARGET(name) void ub_##name(void); extern char ub_##name##_at[]
 TARGET(nop); TARGET(push); TARGET(pop); TARGET(mov); TARGET(add);
 TARGET(rip_load); TARGET(rip_store); TARGET(call); TARGET(jmp); TARGET(jcc);
-TARGET(ret); TARGET(retfn); TARGET(sdt); TARGET(many);
+TARGET(ret); TARGET(retfn); TARGET(sdt); TARGET(many); TARGET(nop5);
+TARGET(sdt5); TARGET(mov5);
 void ub_leaf(void);
 void ub_strarg(const char *s);
 extern char ub_strarg_at[];
-extern unsigned short ub_sem;
+extern unsigned short ub_sem, ub_sem5;
 
 static const char *self;
 
@@ -260,6 +263,43 @@ static void return_rows(void)
 	put(TR "tracing_on", "0", 0);
 	put(TR "events/ub/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
+}
+
+/* Jump sites on or off, where the kernel has them. */
+static void jump_sites(int on)
+{
+	int fd = open(JUMP_SITES, O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		fprintf(stderr, "ubench: cannot write %s\n", JUMP_SITES);
+	close(fd);
+}
+
+/*
+ * A 5-byte nop and a 5-byte mov, with breakpoints and as jump sites; an
+ * SDT marker as a jump site too.
+ */
+static void jump_rows(void)
+{
+	char ref[64];
+	double leaf;
+
+	hit("nop5", "nop5", ub_nop5, ub_nop5_at);
+	hit("mov5", "mov $imm32,%ecx", ub_mov5, ub_mov5_at);
+	jump_sites(1);
+	hit("nop5_jump", "nop5, jump site", ub_nop5, ub_nop5_at);
+	hit("mov5_jump", "mov $imm32,%ecx, jump site", ub_mov5, ub_mov5_at);
+	leaf = per_call(ub_leaf);
+	snprintf(ref, sizeof(ref), "(%#lx)", file_off(&ub_sem5));
+	define("p", "sdt5", ub_sdt5_at, ref);
+	put(TR "events/ub/enable", "1", 0);
+	row("sdt5_jump", "SDT marker (nop5), traced, jump site",
+	    per_call(ub_sdt5) - leaf);
+	put(TR "events/ub/enable", "0", 0);
+	put(TR "uprobe_events", "", 0);
+	jump_sites(0);
 }
 
 static void sdt_rows(void)
@@ -485,6 +525,8 @@ static const struct {
 	{ "jcc", ub_jcc, ub_jcc_at }, { "ret", ub_ret, ub_ret_at },
 	{ "retfn", ub_retfn, ub_retfn_at }, { "strarg", strarg, ub_strarg_at },
 	{ "reg", reregister, ub_nop_at }, { "preg", perf_reregister, ub_nop_at },
+	{ "nop5", ub_nop5, ub_nop5_at }, { "nop5j", ub_nop5, ub_nop5_at },
+	{ "mov5", ub_mov5, ub_mov5_at }, { "mov5j", ub_mov5, ub_mov5_at },
 };
 
 /*
@@ -522,6 +564,9 @@ static int spin(char **argv)
 	define("p", targets[i].name, targets[i].at, args);
 	if (ret)
 		define("r", "ret", targets[i].at, NULL);
+	/* nop5j, mov5j: nop5 and mov5 as jump sites */
+	jump_sites(!strcmp(targets[i].name, "nop5j") ||
+		   !strcmp(targets[i].name, "mov5j"));
 	put(TR "events/ub/enable", "1", 0);
 	/* preg: another event open, as in perf_reg_row() */
 	other = targets[i].fn == perf_reregister ? uprobe_pmu_open(ub_leaf) : -1;
@@ -553,6 +598,7 @@ int main(int argc, char **argv)
 		row("getppid", "getppid() (a kernel round trip)",
 		    per_call(getppid_loop));
 		hit("nop", "nop", ub_nop, ub_nop_at);
+		jump_rows();
 		return_rows();
 		return 0;
 	}
@@ -578,6 +624,7 @@ int main(int argc, char **argv)
 	hit("jmp", "jmp", ub_jmp, ub_jmp_at);
 	hit("jcc", "jz (taken)", ub_jcc, ub_jcc_at);
 	hit("ret", "ret", ub_ret, ub_ret_at);
+	jump_rows();
 	rec_args("rec_args4", "hit, recording: nop, 4 register arguments",
 		 ub_nop, ub_nop_at, " a=%di b=%si c=%dx d=%cx");
 	rec_args("rec_string", "hit, recording: nop, +0(%di):string",

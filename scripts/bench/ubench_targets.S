@@ -102,6 +102,26 @@ ub_leaf:
 	nop
 1:	ret
 
+	/* a 5-byte nop: a site that can become a jump site */
+	target	nop5
+	at	nop5
+	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+	ret
+
+	/* a 5-byte mov of an immediate (boosted) */
+	target	mov5
+	at	mov5
+	.byte	0xb9, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%ecx */
+	ret
+
+	/* the SDT marker above, its marker a 5-byte nop */
+	target	sdt5
+	cmpw	$0, ub_sem5(%rip)
+	je	1f
+	at	sdt5
+	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00
+1:	ret
+
 	/* UB_MANY probe sites in a row, for the registration rows */
 	target	many
 	at	many
@@ -114,5 +134,8 @@ ub_leaf:
 	.globl	ub_sem
 	.balign	2
 ub_sem:	.short	0
+	.globl	ub_sem5
+	.balign	2
+ub_sem5:	.short	0
 
 	.section .note.GNU-stack, "", @progbits
