@@ -149,14 +149,15 @@
  *
  * Jump sites
  *   A site whose instruction the architecture can enter another way
- *   (arch_uprobe_jump_len(): on x86-64, a nop of five bytes or more in
- *   64-bit code) becomes a jump site at its first breakpoint hit, while
- *   uprobes.jump_sites is set: its first bytes become a jump to a stub, and
- *   the stub enters the kernel with a system call that runs the hit as the
- *   breakpoint would have (uprobe_stub_hit()), with the registers of the
- *   site; no trap. Converting at the first hit rather than at registration
- *   spends stub space only on sites that run, in the mm that runs them,
- *   and the hit tells the task's mode.
+ *   (arch_uprobe_jump_len(): one it emulates or runs out of line, long
+ *   enough for the jump, in a task mode that has jumps) becomes a jump
+ *   site at its first breakpoint hit, while uprobes.jump_sites is set: its
+ *   first bytes become a jump to a stub, and the stub enters the kernel
+ *   with a system call that runs the hit as the breakpoint would have
+ *   (uprobe_stub_hit()), with the registers of the site; no trap.
+ *   Converting at the first hit rather than at registration spends stub
+ *   space only on sites that run, in the mm that runs them, and the hit
+ *   tells the task's mode.
  *   - Stubs are identical code, one page of them (stub_pages), filled once
  *     by the architecture and mapped read-only into each mm as stub areas
  *     (a special mapping, within the jump's reach of the sites it serves,
@@ -4484,8 +4485,8 @@ static bool may_be_ours(void)
  * @regs: the user registers of the trap
  *
  * For an architecture whose user-mode breakpoint trap is process context
- * that may sleep once interrupts are enabled (x86's int3): called with
- * interrupts off, before the die notifiers. If the breakpoint can be ours,
+ * that may sleep once interrupts are enabled: called with interrupts off,
+ * before the die notifiers. If the breakpoint can be ours,
  * the hit is handled right here with interrupts on (the handlers may fault
  * and sleep, as the trap of a user fault may), and the task goes back to
  * user mode wherever the hit sent it: no second pass on the way out.
