@@ -974,10 +974,11 @@ enable_preempt:
 
 /*
  * Hand a hit to BPF programs if a target of the event wants this process
- * (@bpf), then to the perf events on this CPU.
+ * (@bpf), then to the perf events on this CPU if perf_here() found any
+ * (@here, a hint: perf_record() looks again).
  */
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool bpf)
+		     bool bpf, bool here)
 {
 	struct uprobe_record rec;
 	int dsize = 0;
@@ -991,7 +992,7 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 					  bpf_prog_run))
 		return;
 #endif
-	if (!perf_here(tu))
+	if (!here)
 		return;		/* only skips work nobody wants */
 	/* Measuring strings may fault and sleep: before perf's buffer. */
 	if (tu->dynamic)
@@ -1016,7 +1017,7 @@ static bool perf_here(struct trace_uprobe *tu)
 }
 
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool bpf)
+		     bool bpf, bool here)
 {
 }
 #endif
@@ -1049,7 +1050,7 @@ static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 	if (flags & TP_FLAG_TRACE)
 		trace_hit(tu, uf);
 	if (perf || here)
-		perf_hit(tu, uf, perf);
+		perf_hit(tu, uf, perf, here);
 }
 
 static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
