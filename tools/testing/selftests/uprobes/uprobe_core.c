@@ -269,7 +269,7 @@ TEST_F(core, page_shared_again_after_disable)
 	EXPECT_EQ(3, ut_trace_count("ust_coreshare_e", c->pid));
 	EXPECT_EQ((long)(PAGE / 1024), ut_smaps_anon_kb(c->pid, va));
 	ASSERT_EQ(0, ut_proc_read(c->pid, pva, mem, PAGE));
-	EXPECT_TRUE(ut_is_bp(mem + off % PAGE));
+	EXPECT_TRUE(ut_is_bp_in(c->pid, va, mem + off % PAGE));
 
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_coreshare_e", false));
 	EXPECT_EQ(0, ut_smaps_anon_kb(c->pid, va));

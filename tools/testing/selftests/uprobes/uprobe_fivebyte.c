@@ -24,6 +24,7 @@
  * seccomp, fork, a debugger reading the text.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -38,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -75,6 +77,7 @@ FIXTURE(five) {
 	size_t ring_len;
 	pid_t child;
 	char jump_was[8];
+	bool no_jump_sites;
 };
 
 FIXTURE_VARIANT(five) {
@@ -108,12 +111,11 @@ FIXTURE_SETUP(five)
 {
 	self->perf_fd = -1;
 	self->child = -1;
+	/* Stock: breakpoints only; START() skips the jump variant. */
 	if (set_jump_sites(variant->jump, self->jump_was,
 			   sizeof(self->jump_was))) {
-		if (variant->jump)
-			SKIP(return, "no %s: jump sites are ours (stock 6.1 has none)",
-			     JUMP_PARAM);
-		self->jump_was[0] = 0;	/* stock: breakpoints only */
+		self->no_jump_sites = true;
+		self->jump_was[0] = 0;
 	}
 }
 
@@ -133,7 +135,18 @@ FIXTURE_TEARDOWN(five)
 		ut_group_cleanup(self->grp);
 }
 
-#define START(g)	ut_start(_metadata, self->grp, sizeof(self->grp), g)
+/* SKIP the jump variant where the kernel has no jump sites. */
+static bool skip_jump(struct __test_metadata *_metadata, bool jump,
+		      bool no_jump_sites)
+{
+	if (jump && no_jump_sites)
+		SKIP(return true, "no %s: jump sites are ours (stock 6.1 has none)",
+		     JUMP_PARAM);
+	return false;
+}
+
+#define START(g)	(skip_jump(_metadata, variant->jump, self->no_jump_sites) || \
+			 ut_start(_metadata, self->grp, sizeof(self->grp), g))
 
 /* File offset of @addr, a symbol of this binary. */
 static int64_t off_of(const char *sym)
@@ -267,11 +280,17 @@ TEST_F_TIMEOUT(five, churn_while_toggling, 300)
 	UT_WRITE_ONCE(stop, 1);
 	for (i = 0; i < CHURN_THREADS; i++) {
 		pthread_join(c[i].thread, NULL);
+		EXPECT_LT(0, c[i].calls);
+		/* stock 6.1 got mov results wrong in one of its two runs */
+		if (ut_impl_is_stock() && c[i].bad) {
+			TH_LOG("stock 6.1 fails this now and then: thread %d: %ld of %ld wrong",
+			       i, c[i].bad, c[i].calls);
+			continue;
+		}
 		EXPECT_EQ(0, c[i].bad) {
 			TH_LOG("thread %d: %ld of %ld results wrong", i,
 			       c[i].bad, c[i].calls);
 		}
-		EXPECT_LT(0, c[i].calls);
 	}
 	hits_nop = ut_profile_hits("fb_nop5");
 	hits_mov = ut_profile_hits("fb_mov5");
@@ -612,6 +631,13 @@ TEST_F(five, debugger_reads_original)
 	word = ptrace(PTRACE_PEEKTEXT, self->child, fb_nop5_at, NULL);
 	ASSERT_EQ(0, errno);
 	memcpy(got, &word, sizeof(got));
+	if (ut_impl_is_stock()) {
+		/* stock 6.1 shows the debugger its int3 */
+		EXPECT_EQ(INT3, got[0]);
+		EXPECT_EQ(0, memcmp(want + 1, got + 1, sizeof(got) - 1));
+		TH_LOG("stock 6.1 shows its breakpoint, as expected");
+		got[0] = want[0];
+	}
 	EXPECT_EQ(0, memcmp(want, got, sizeof(got))) {
 		TH_LOG("read %02x %02x %02x %02x %02x, the text has %02x %02x %02x %02x %02x",
 		       got[0], got[1], got[2], got[3], got[4], want[0],
@@ -620,6 +646,119 @@ TEST_F(five, debugger_reads_original)
 	kill(self->child, SIGKILL);
 	waitpid(self->child, NULL, 0);
 	self->child = -1;
+}
+
+/*
+ * A debugger puts its breakpoint on a jump site (PTRACE_POKETEXT, as gdb
+ * does): it reads the original instruction, its breakpoint stops the task
+ * there, and once it has put the instruction back the call completes
+ * right; the probe counted each execution once. Jump sites only (the
+ * breakpoint case is uprobe_clients_gdb's).
+ */
+TEST_F(five, debugger_breakpoint_on_jump_site)
+{
+	struct user_regs_struct regs;
+	unsigned char b[8], want[8];
+	long word, bp;
+	int st;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_dbg"))
+		return;
+	memcpy(want, fb_nop5_at, sizeof(want));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		long r = fb_nop5_leaf(4);	/* makes the jump */
+
+		if (text_byte(fb_nop5_at) != JMP_REL32)
+			_exit(2);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		r += fb_nop5_leaf(5);
+		_exit(r == nop5_want(4) + nop5_want(5) ? 0 : 1);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP) {
+		TH_LOG("child status %#x", st);
+	}
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, self->child, fb_nop5_at, NULL);
+	ASSERT_EQ(0, errno);
+	memcpy(b, &word, sizeof(b));
+	ASSERT_EQ(0, memcmp(b, want, sizeof(b)));	/* the original text */
+	bp = (word & ~0xffL) | INT3;
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, self->child, fb_nop5_at, bp));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, self->child, NULL, 0));
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP) {
+		TH_LOG("child status %#x", st);
+	}
+	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, self->child, NULL, &regs));
+	EXPECT_EQ((uintptr_t)fb_nop5_at + 1, regs.rip);
+	/* as gdb resumes: the instruction back, ip at it */
+	ASSERT_EQ(0, ptrace(PTRACE_POKETEXT, self->child, fb_nop5_at, word));
+	regs.rip = (uintptr_t)fb_nop5_at;
+	ASSERT_EQ(0, ptrace(PTRACE_SETREGS, self->child, NULL, &regs));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, self->child, NULL, 0));
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x", st);
+	}
+	EXPECT_EQ(2, ut_profile_hits("fb_nop5"));
+}
+
+/*
+ * A second mapping of this binary, its probed nop5 hit through it, then
+ * moved by mremap(): the calls at the new address are exact and counted,
+ * and with jump sites the site is a jump again there (the move took the
+ * jump out: it is relative).
+ */
+TEST_F(five, mremap_moves_site)
+{
+	int64_t leaf_off = off_of("fb_nop5_leaf"), at_off = off_of("fb_nop5_at");
+	long page = sysconf(_SC_PAGESIZE);
+	char *map, *hole, *moved;
+	long (*fn)(long seed);
+	struct stat st;
+	size_t len;
+	int fd;
+
+	if (START("ufb_mrem"))
+		return;
+	ASSERT_LT(0, leaf_off);
+	ASSERT_LT(0, at_off);
+	fd = open(ut_self_exe(), O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	len = (st.st_size + page - 1) & ~(page - 1);
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(), at_off, 0));
+	map = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, map);
+	fn = (long (*)(long))(map + leaf_off);
+	EXPECT_EQ(0, run_leaf(fn, nop5_want, 0));
+	if (variant->jump)
+		EXPECT_EQ(JMP_REL32, text_byte(map + at_off));
+	/* somewhere else, far enough that no page stays where it was */
+	hole = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	moved = mremap(map, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       hole + len);
+	ASSERT_NE(MAP_FAILED, moved) {
+		munmap(map, len);
+	}
+	munmap(hole, len);
+	fn = (long (*)(long))(moved + leaf_off);
+	EXPECT_EQ(0, run_leaf(fn, nop5_want, 3));
+	EXPECT_EQ(2 * CALLS, ut_profile_hits("fb_nop5"));
+	if (variant->jump)
+		EXPECT_EQ(JMP_REL32, text_byte(moved + at_off));
+	munmap(moved, len);
 }
 
 TEST_HARNESS_MAIN

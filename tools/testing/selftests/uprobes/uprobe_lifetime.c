@@ -202,7 +202,7 @@ TEST_F(life, fork_counts)
 TEST_F(life, fork_child_text_restored)
 {
 	int go[2], done[2], status;
-	uint8_t orig[UT_BP_SIZE], b[UT_BP_SIZE];
+	uint8_t orig[UT_SITE_BYTES], b[UT_SITE_BYTES];
 	uint64_t addr = (uintptr_t)&lt_func;
 	int64_t off;
 	pid_t pid;
@@ -215,7 +215,7 @@ TEST_F(life, fork_child_text_restored)
 	ASSERT_LT(0, off);
 	fd = open(ut_self_exe(), O_RDONLY);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ((ssize_t)UT_BP_SIZE, pread(fd, orig, UT_BP_SIZE, off));
+	ASSERT_EQ((ssize_t)sizeof(orig), pread(fd, orig, sizeof(orig), off));
 	close(fd);
 	ASSERT_FALSE(ut_is_bp(orig));
 	ASSERT_EQ(0, probe_file_sym("p", self->grp, "ust_forktext_e",
@@ -236,13 +236,13 @@ TEST_F(life, fork_child_text_restored)
 		_exit(r == 1001 + 1002 ? 0 : 3);
 	}
 	ASSERT_EQ(1, read(done[0], &c, 1));
-	ASSERT_EQ(0, ut_proc_read(pid, addr, b, UT_BP_SIZE));
-	EXPECT_TRUE(ut_is_bp(b));
+	ASSERT_EQ(0, ut_proc_read(pid, addr, b, sizeof(b)));
+	EXPECT_TRUE(ut_is_bp_in(pid, addr, b));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_forktext_e", false));
-	ASSERT_EQ(0, ut_proc_read(pid, addr, b, UT_BP_SIZE));
-	EXPECT_EQ(0, memcmp(orig, b, UT_BP_SIZE));
-	ASSERT_EQ(0, ut_proc_read(getpid(), addr, b, UT_BP_SIZE));
-	EXPECT_EQ(0, memcmp(orig, b, UT_BP_SIZE));
+	ASSERT_EQ(0, ut_proc_read(pid, addr, b, sizeof(b)));
+	EXPECT_EQ(0, memcmp(orig, b, sizeof(b)));
+	ASSERT_EQ(0, ut_proc_read(getpid(), addr, b, sizeof(b)));
+	EXPECT_EQ(0, memcmp(orig, b, sizeof(b)));
 	ASSERT_EQ(1, write(go[1], "x", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -424,7 +424,7 @@ TEST_F(life, text_restored)
 	EXPECT_EQ(0, memcmp(file, mem, 16));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", true));
 	ASSERT_EQ(0, ut_proc_read(self->child[t].pid, va, mem, 16));
-	EXPECT_TRUE(ut_is_bp(mem));
+	EXPECT_TRUE(ut_is_bp_in(self->child[t].pid, va, mem));
 	EXPECT_EQ(0, memcmp(file + UT_BP_SIZE, mem + UT_BP_SIZE,
 			    16 - UT_BP_SIZE));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", false));
@@ -432,7 +432,7 @@ TEST_F(life, text_restored)
 	EXPECT_EQ(0, memcmp(file, mem, 16));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", true));
 	ASSERT_EQ(0, ut_proc_read(self->child[t].pid, va, mem, 16));
-	EXPECT_TRUE(ut_is_bp(mem));
+	EXPECT_TRUE(ut_is_bp_in(self->child[t].pid, va, mem));
 	EXPECT_EQ(tgt_sum(2), cmd_ok(&self->child[t], "call 2"));
 	EXPECT_EQ(2, ut_trace_count("ust_text_e", self->child[t].pid));
 	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_text_e", false));

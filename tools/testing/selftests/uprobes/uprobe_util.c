@@ -96,9 +96,47 @@ bool ut_file_exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Is @b, read from @addr of process @pid, a jmp rel32 into one of that
+ * process's stub areas ([uprobes-stubs]): a jump site of ours (x86-64)?
+ */
+static bool is_jump_site(pid_t pid, uintptr_t addr, const uint8_t *b)
+{
+#ifdef __x86_64__
+	unsigned long lo, hi, to;
+	char path[64], line[512];
+	bool found = false;
+	int32_t rel;
+	FILE *f;
+
+	if (b[0] != 0xe9)
+		return false;
+	memcpy(&rel, b + 1, sizeof(rel));
+	to = addr + 5 + rel;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[uprobes-stubs]") &&
+			sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+			to >= lo && to < hi;
+	fclose(f);
+	return found;
+#else
+	return false;
+#endif
+}
+
+bool ut_is_bp_in(pid_t pid, uint64_t addr, const void *bytes)
+{
+	return !memcmp(bytes, UT_BP, UT_BP_SIZE) ||
+	       is_jump_site(pid, addr, bytes);
+}
+
 bool ut_is_bp(const void *p)
 {
-	return !memcmp(p, UT_BP, UT_BP_SIZE);
+	return ut_is_bp_in(getpid(), (uintptr_t)p, p);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -70,8 +70,14 @@
 #endif
 #define UT_BP_SIZE		(sizeof(UT_BP) - 1)
 
-/* Do the UT_BP_SIZE bytes at @p hold the breakpoint? */
+/*
+ * Is our probe patched in at @p of this process: the breakpoint, or (x86-64)
+ * a jump site's jump into a stub area ([uprobes-stubs] in its maps)?
+ */
 bool ut_is_bp(const void *p);
+/* The same for UT_SITE_BYTES @bytes, read from @addr of process @pid. */
+bool ut_is_bp_in(pid_t pid, uint64_t addr, const void *bytes);
+#define UT_SITE_BYTES		8
 
 /* ---- generic file helpers ---- */
 
