@@ -3986,13 +3986,14 @@ static int undo_jump(struct mm_struct *mm, struct uprobe_site *site)
 }
 
 /*
- * Make the site of @uprobe at @vaddr of current's mm a jump site of @len
- * bytes (see "Jump sites"), after a breakpoint hit there in a mode that
- * allows it (arch_uprobe_jump_len()). Called outside any lock; does
- * nothing if anything changed since the hit.
+ * Make the site of @uprobe at @vaddr of current's mm a jump site (see
+ * "Jump sites") after a breakpoint hit there, which left @regs, if the
+ * architecture allows it (arch_uprobe_jump_len()). Called in the hit's
+ * SRCU read section (@uprobe is valid), under no lock; does nothing if
+ * anything changed since the hit.
  */
-static void make_jump_site(struct uprobe *uprobe, unsigned long vaddr,
-			   unsigned int len)
+static noinline void make_jump_site(struct uprobe *uprobe,
+				    unsigned long vaddr, struct pt_regs *regs)
 {
 	u8 jump[UPROBE_JUMP_MAX], cur[UPROBE_JUMP_MAX];
 	const unsigned int bp = UPROBE_SWBP_INSN_SIZE;
@@ -4003,9 +4004,23 @@ static void make_jump_site(struct uprobe *uprobe, unsigned long vaddr,
 	uprobe_opcode_t orig, head;
 	struct page *page;
 	struct uprobes_mm *um;
+	unsigned int len;
 
-	if (WARN_ON_ONCE(len > UPROBE_JUMP_MAX || len < bp) ||
-	    mmap_write_lock_killable(mm))
+	if (!stub_pages[0])
+		return;
+	len = arch_uprobe_jump_len(&uprobe->arch, regs);
+	if (!len || WARN_ON_ONCE(len > UPROBE_JUMP_MAX || len < bp))
+		return;
+	/* A site that is a jump already, or cannot be one: no lock taken. */
+	rcu_read_lock();
+	um = uprobes_mm_of(mm);
+	site = um ? site_lookup(um, vaddr) : NULL;
+	if (!site || READ_ONCE(site->stub) || READ_ONCE(site->no_jump)) {
+		rcu_read_unlock();
+		return;
+	}
+	rcu_read_unlock();
+	if (mmap_write_lock_killable(mm))
 		return;
 	um = mm->uprobes_state.sites;
 	site = um ? xa_load(&um->sites, vaddr) : NULL;
@@ -4142,7 +4157,7 @@ static void free_stub_areas(struct uprobes_mm *um)
 /* Freed instances a task keeps for its next calls, saving the allocator. */
 #define UPROBE_SPARE_INSTANCES	8
 
-static struct uprobe_task *get_utask(void)
+static __always_inline struct uprobe_task *get_utask(void)
 {
 	struct uprobe_task *utask = current->utask;
 
@@ -4747,8 +4762,9 @@ static bool consumers_single(struct list_head *head)
  * there are none (a removal that failed earlier, for lack of memory, is
  * retried here; remove_current_site() re-checks under mmap_lock).
  */
-static bool run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
-			 bool *want_return, bool *seen)
+static __always_inline bool run_handlers(struct uprobe *uprobe,
+					 struct pt_regs *regs,
+					 bool *want_return, bool *seen)
 {
 	struct uprobe_consumer *uc;
 	bool remove = true, many;
@@ -5227,16 +5243,17 @@ unlock:
  * restarts at the restored instruction) or a foreign breakpoint (it is still
  * there, or the text cannot be read: the kernel decides, SIGTRAP).
  */
-static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
-			       unsigned long bp, bool *foreign,
-			       unsigned int *slot, bool *debugger, bool *jump)
+static __always_inline struct uprobe *find_hit(struct mm_struct *mm,
+					       struct uprobes_mm *um,
+					       unsigned long bp, bool *foreign,
+					       unsigned int *slot,
+					       bool *debugger)
 {
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
 
 	*foreign = false;
 	*debugger = false;
-	*jump = false;
 	*slot = 0;
 	rcu_read_lock();
 	site = site_lookup(um, bp);
@@ -5244,7 +5261,6 @@ static struct uprobe *find_hit(struct mm_struct *mm, struct uprobes_mm *um,
 		uprobe = site->uprobe;	/* freed only after uprobes_srcu */
 		*slot = READ_ONCE(site->xol_slot);
 		*debugger = debugger_bp(site);
-		*jump = !READ_ONCE(site->stub) && !READ_ONCE(site->no_jump);
 	}
 	rcu_read_unlock();
 	if (uprobe)
@@ -5300,16 +5316,17 @@ static unsigned long get_slot_after_gp(struct mm_struct *mm,
  * it is ours (a probe, or for a breakpoint, a return through the XOL
  * trampoline). Process context, interrupts on; may sleep.
  */
-static bool __handle_hit(struct pt_regs *regs, unsigned long bp, bool stub)
+static __always_inline bool __handle_hit(struct pt_regs *regs,
+					 unsigned long bp, bool stub)
 {
 	unsigned long slot_addr, trap_ip;
 	struct mm_struct *mm = current->mm;
 	struct uprobes_mm *um;
-	unsigned int slot, hint, jump_len = 0;
+	unsigned int slot, hint;
 	struct uprobe_stats __percpu *stats;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	bool remove, want_return, foreign, wait, seen, debugger, jump;
+	bool remove, want_return, foreign, wait, seen, debugger;
 	int idx;
 
 	if (!stub && is_return_trap(mm, bp, &slot_addr)) {
@@ -5321,7 +5338,7 @@ static bool __handle_hit(struct pt_regs *regs, unsigned long bp, bool stub)
 		return false;
 
 	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger, &jump);
+	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger);
 	if (!uprobe || (stub && debugger)) {
 		srcu_read_unlock(&uprobes_srcu, idx);
 		if (foreign && !stub)
@@ -5333,8 +5350,6 @@ static bool __handle_hit(struct pt_regs *regs, unsigned long bp, bool stub)
 		instruction_pointer_set(regs, bp);
 		return true;
 	}
-	if (READ_ONCE(uprobe_jump_sites) && jump && !stub && stub_pages[0])
-		jump_len = arch_uprobe_jump_len(&uprobe->arch, regs);
 	/* Whatever happens next starts at the probed instruction. */
 	trap_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, bp);
@@ -5436,9 +5451,9 @@ run_insn:
 done:
 	utask->auprobe = NULL;
 out:
+	if (!stub && unlikely(READ_ONCE(uprobe_jump_sites)))
+		make_jump_site(uprobe, bp, regs);
 	srcu_read_unlock(&uprobes_srcu, idx);
-	if (unlikely(jump_len))
-		make_jump_site(uprobe, bp, jump_len);
 	return true;
 
 out_debugger:
