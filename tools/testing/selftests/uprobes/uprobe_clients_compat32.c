@@ -399,6 +399,7 @@ FIXTURE(insn) {
 	char grp[64];
 	struct ut_child child[MAX_CHILDREN];
 	int nchild;
+	int jump_was;
 };
 
 /* the probed label, its fetch arg "v=..." (NULL: c32_acc) and its value */
@@ -412,12 +413,16 @@ FIXTURE_SETUP(insn)
 {
 	ASSERT_TRUE(ut_file_exists(ut_helper(TARGET)))
 		TH_LOG("no %s: the suite's Makefile builds it", TARGET);
+	/* ours: with jump sites on, which 32-bit code must not get */
+	self->jump_was = ut_jump_sites(true);
 }
 
 FIXTURE_TEARDOWN(insn)
 {
 	int i;
 
+	if (self->jump_was >= 0)
+		ut_jump_sites(self->jump_was);
 	for (i = 0; i < self->nchild; i++)
 		ut_child_kill(&self->child[i]);
 	if (self->grp[0])
@@ -482,7 +487,9 @@ FIXTURE_VARIANT_ADD(insn, jcc) {
 /*
  * A probe on the variant's instruction hits once per call, with the right
  * value and address, and the program's results, its memory stores and its
- * caller's %esp are those of the unprobed program.
+ * caller's %esp are those of the unprobed program; the instruction keeps
+ * the breakpoint (ours: also with jump sites on, which are for 64-bit
+ * code only).
  */
 TEST_F(insn, hits_values_results)
 {
@@ -491,6 +498,7 @@ TEST_F(insn, hits_values_results)
 	char fetch[64];
 	struct ut_child *c;
 	long long v;
+	uint8_t b;
 	int i, t;
 
 	if (START("c32_insn"))
@@ -513,6 +521,11 @@ TEST_F(insn, hits_values_results)
 		EXPECT_EQ(model_val(&m, variant->val, i), vals[i])
 			TH_LOG("%s, call %d", variant->label, i);
 		EXPECT_EQ(sym_va(variant->label), ips[i]);
+	}
+	ASSERT_EQ(0, ut_proc_read_u8(c->pid, sym_va(variant->label), &b));
+	EXPECT_EQ((uint8_t)UT_BP[0], b) {
+		TH_LOG("%s: %#x where the breakpoint should be", variant->label,
+		       b);
 	}
 	ASSERT_EQ(0, ask(c, &v, "last", 0));
 	EXPECT_EQ(m.acc_after[N_INSNS - 1], v);

@@ -55,7 +55,6 @@
 #define CHURN_CYCLES	100
 #define SAMPLES		10
 #define RING_PAGES	8
-#define JUMP_PARAM	"/sys/module/uprobes/parameters/jump_sites"
 #define NR_UPROBE	336	/* the stubs' system call (x86-64) */
 #define JMP_REL32	0xe9
 #define INT3		0xcc
@@ -76,8 +75,7 @@ FIXTURE(five) {
 	void *ring;
 	size_t ring_len;
 	pid_t child;
-	char jump_was[8];
-	bool no_jump_sites;
+	int jump_was;
 };
 
 FIXTURE_VARIANT(five) {
@@ -94,35 +92,18 @@ FIXTURE_VARIANT_ADD(five, jump) {
 	.jump = true,
 };
 
-/* Set uprobes.jump_sites to @on, keeping its old value in @was. */
-static int set_jump_sites(bool on, char *was, size_t len)
-{
-	char *old = ut_read_file(JUMP_PARAM, NULL);
-
-	if (!old)
-		return -1;
-	if (was)
-		snprintf(was, len, "%c", old[0]);
-	free(old);
-	return ut_write_file(JUMP_PARAM, on ? "1" : "0", false);
-}
-
 FIXTURE_SETUP(five)
 {
 	self->perf_fd = -1;
 	self->child = -1;
-	/* Stock: breakpoints only; START() skips the jump variant. */
-	if (set_jump_sites(variant->jump, self->jump_was,
-			   sizeof(self->jump_was))) {
-		self->no_jump_sites = true;
-		self->jump_was[0] = 0;
-	}
+	/* Stock: -1, breakpoints only; START() skips the jump variant. */
+	self->jump_was = ut_jump_sites(variant->jump);
 }
 
 FIXTURE_TEARDOWN(five)
 {
-	if (self->jump_was[0])
-		ut_write_file(JUMP_PARAM, self->jump_was, false);
+	if (self->jump_was >= 0)
+		ut_jump_sites(self->jump_was);
 	if (self->child > 0) {
 		kill(self->child, SIGKILL);
 		waitpid(self->child, NULL, 0);
@@ -141,11 +122,11 @@ static bool skip_jump(struct __test_metadata *_metadata, bool jump,
 {
 	if (jump && no_jump_sites)
 		SKIP(return true, "no %s: jump sites are ours (stock 6.1 has none)",
-		     JUMP_PARAM);
+		     UT_JUMP_SITES);
 	return false;
 }
 
-#define START(g)	(skip_jump(_metadata, variant->jump, self->no_jump_sites) || \
+#define START(g)	(skip_jump(_metadata, variant->jump, self->jump_was < 0) || \
 			 ut_start(_metadata, self->grp, sizeof(self->grp), g))
 
 /* File offset of @addr, a symbol of this binary. */

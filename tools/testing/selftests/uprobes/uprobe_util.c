@@ -139,6 +139,20 @@ bool ut_is_bp(const void *p)
 	return ut_is_bp_in(getpid(), (uintptr_t)p, p);
 }
 
+int ut_jump_sites(bool on)
+{
+	char *old = ut_read_file(UT_JUMP_SITES, NULL);
+	int was;
+
+	if (!old)
+		return -1;
+	was = old[0] == 'Y' || old[0] == '1';
+	free(old);
+	if (ut_write_file(UT_JUMP_SITES, on ? "1" : "0", false))
+		return -1;
+	return was;
+}
+
 /* ---------------------------------------------------------------------- */
 /* tracefs                                                                 */
 

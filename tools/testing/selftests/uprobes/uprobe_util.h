@@ -79,6 +79,13 @@ bool ut_is_bp(const void *p);
 bool ut_is_bp_in(pid_t pid, uint64_t addr, const void *bytes);
 #define UT_SITE_BYTES		8
 
+/*
+ * Turn jump sites on or off (UT_JUMP_SITES, ours only); the old setting
+ * (0 or 1), or -1 where the kernel has no such parameter (stock).
+ */
+int ut_jump_sites(bool on);
+#define UT_JUMP_SITES	"/sys/module/uprobes/parameters/jump_sites"
+
 /* ---- generic file helpers ---- */
 
 /* Read a whole file into a malloc()ed NUL terminated buffer (NULL on error). */
