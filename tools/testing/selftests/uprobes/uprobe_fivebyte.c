@@ -693,6 +693,83 @@ TEST_F(five, debugger_breakpoint_on_jump_site)
 	EXPECT_EQ(2, ut_profile_hits("fb_nop5"));
 }
 
+/* Unmap this process's stub areas ([uprobes-stubs]); how many there were. */
+static int unmap_stub_areas(void)
+{
+	unsigned long lo[16], hi[16];
+	char line[512];
+	int n = 0, i;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -1;
+	while (n < 16 && fgets(line, sizeof(line), f))
+		if (strstr(line, "[uprobes-stubs]") &&
+		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
+			n++;
+	fclose(f);
+	for (i = 0; i < n; i++)
+		if (munmap((void *)lo[i], hi[i] - lo[i]))
+			return -1;
+	return n;
+}
+
+/*
+ * A program that unmaps its stub areas: a jump site there faults (SIGSEGV,
+ * as after unmapping the XOL area), and once the probe is gone the text is
+ * the original again and runs right. Jump sites only.
+ */
+TEST_F(five, stub_area_unmapped)
+{
+	int go[2], st, i;
+	char c;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_unmap"))
+		return;
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
+				 off_of("fb_nop5_at"), 0));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe(go));
+		self->child = fork();
+		ASSERT_LE(0, self->child);
+		if (self->child == 0) {
+			long r = fb_nop5_leaf(4);	/* makes the jump */
+
+			if (text_byte(fb_nop5_at) != JMP_REL32 ||
+			    unmap_stub_areas() != 1)
+				_exit(2);
+			/* the first child waits for the probe to go */
+			if (i == 0 && read(go[0], &c, 1) != 1)
+				_exit(3);
+			r += fb_nop5_leaf(5);
+			_exit(r == nop5_want(4) + nop5_want(5) ? 0 : 1);
+		}
+		close(go[0]);
+		if (i == 0) {
+			usleep(200000);
+			ut_group_cleanup(self->grp);
+			ASSERT_EQ(1, write(go[1], "x", 1));
+		}
+		close(go[1]);
+		ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+		self->child = -1;
+		if (i == 0) {
+			EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+				TH_LOG("probe removed: child status %#x", st);
+			}
+			ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5",
+						 ut_self_exe(),
+						 off_of("fb_nop5_at"), 0));
+		} else {
+			EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
+				TH_LOG("probe kept: child status %#x", st);
+			}
+		}
+	}
+}
+
 /*
  * A second mapping of this binary, its probed nop5 hit through it, then
  * moved by mremap(): the calls at the new address are exact and counted,
