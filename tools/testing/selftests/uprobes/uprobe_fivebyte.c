@@ -693,6 +693,31 @@ TEST_F(five, debugger_breakpoint_on_jump_site)
 	EXPECT_EQ(2, ut_profile_hits("fb_nop5"));
 }
 
+/*
+ * A return probe on fb_nop5_leaf(), whose first instruction is a 5-byte
+ * store below the stack pointer (run out of line; a jump site in the jump
+ * variant): every call returns right and its return is recorded.
+ */
+TEST_F(five, return_probe_at_entry)
+{
+	const long calls = 1000;
+	long i, bad = 0;
+
+	if (START("ufb_ret"))
+		return;
+	ASSERT_EQ(0, ut_trace_clear());
+	ASSERT_EQ(0, ut_probe_add("r:%s/fb_ret %s:%#llx", self->grp,
+				  ut_self_exe(),
+				  (unsigned long long)off_of("fb_nop5_leaf")));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "fb_ret", true));
+	for (i = 0; i < calls; i++)
+		bad += fb_nop5_leaf(i) != nop5_want(i);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(calls, ut_trace_count("fb_ret", getpid()));
+	if (variant->jump)
+		EXPECT_EQ(JMP_REL32, text_byte((const char *)fb_nop5_leaf));
+}
+
 /* Unmap this process's stub areas ([uprobes-stubs]); how many there were. */
 static int unmap_stub_areas(void)
 {
