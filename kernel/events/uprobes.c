@@ -3643,10 +3643,9 @@ static noinline unsigned long get_slot_slow(struct mm_struct *mm,
 			      recipe, len);
 	/*
 	 * Recipe, then owner, then publication: a reader that finds the
-	 * owner (through @slots or a hint) finds the recipe written. Pairs
-	 * with the smp_rmb() in get_slot().
+	 * owner (through @slots or a hint) finds the recipe written.
 	 */
-	smp_wmb();
+	smp_wmb();	/* pairs with the smp_rmb() in get_slot() */
 	owner = slot_owner(area, next);
 	WRITE_ONCE(owner->id, uprobe->id);
 	WRITE_ONCE(owner->vaddr, vaddr);
@@ -5973,7 +5972,7 @@ static void __init init_stub_page(void)
  * @regs: the user registers of a breakpoint hit of it, in the task's mode
  *
  * A jump site is entered through a jump to a stub instead of a breakpoint
- * (see "Jump sites" in kernel/events/uprobes.c): the jump replaces the
+ * (see "Jump sites" at the top of this file): the jump replaces the
  * first bytes of the probed instruction, which must be one instruction
  * that the task's mode runs as the architecture's emulation or copy does,
  * that nothing jumps into, and whose bytes ->insn holds. Called after a
