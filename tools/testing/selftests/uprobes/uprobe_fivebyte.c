@@ -184,6 +184,13 @@ static void leaf_probed(struct __test_metadata *_metadata, const char *grp,
 	EXPECT_EQ(0, run_leaf(fn, want, 0));
 }
 
+/* Define and enable event fb_nop5 of @grp on fb_nop5_at. */
+static int probe_nop5(const char *grp)
+{
+	return ut_probe_at(grp, "fb_nop5", ut_self_exe(), off_of("fb_nop5_at"),
+			   0);
+}
+
 /* A leaf with its red zone and flags live across a probed 5-byte nop. */
 TEST_F(five, redzone_nop5)
 {
@@ -325,8 +332,7 @@ TEST_F_TIMEOUT(five, signals_at_sites, 300)
 		return;
 	ASSERT_EQ(0, ut_unpin_cpu());
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_mov5", ut_self_exe(),
 				 off_of("fb_mov5_at"), 0));
 	UT_WRITE_ONCE(signals_seen, 0);
@@ -422,8 +428,7 @@ TEST_F_TIMEOUT(five, single_step_through_site, 120)
 
 	if (START("ufb_step"))
 		return;
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	self->child = fork();
 	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
@@ -477,8 +482,7 @@ TEST_F_TIMEOUT(five, single_step_through_site, 120)
 /* Run fb_nop5_leaf() once so that its probed site becomes a jump. */
 static void make_jump(struct __test_metadata *_metadata, const char *grp)
 {
-	ASSERT_EQ(0, ut_probe_at(grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(grp));
 	ASSERT_EQ(nop5_want(1), fb_nop5_leaf(1));
 	ASSERT_EQ(JMP_REL32, text_byte(fb_nop5_at));
 }
@@ -529,8 +533,7 @@ TEST_F(five, seccomp_allowlist_passes_stub)
 
 	if (START("ufb_secc"))
 		return;
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	self->child = fork();
 	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
@@ -563,8 +566,7 @@ TEST_F(five, fork_keeps_site)
 
 	if (START("ufb_fork"))
 		return;
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	ASSERT_EQ(0, run_leaf(fb_nop5_leaf, nop5_want, 0));
 	self->child = fork();
 	ASSERT_LE(0, self->child);
@@ -592,8 +594,7 @@ TEST_F(five, debugger_reads_original)
 	if (START("ufb_peek"))
 		return;
 	memcpy(want, fb_nop5_at, sizeof(want));
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	self->child = fork();
 	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
@@ -648,8 +649,7 @@ TEST_F(five, debugger_breakpoint_on_jump_site)
 	if (START("ufb_dbg"))
 		return;
 	memcpy(want, fb_nop5_at, sizeof(want));
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	self->child = fork();
 	ASSERT_LE(0, self->child);
 	if (self->child == 0) {
@@ -753,8 +753,7 @@ TEST_F(five, stub_area_unmapped)
 		SKIP(return, "the jump variant checks this");
 	if (START("ufb_unmap"))
 		return;
-	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5", ut_self_exe(),
-				 off_of("fb_nop5_at"), 0));
+	ASSERT_EQ(0, probe_nop5(self->grp));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, pipe(go));
 		self->child = fork();
@@ -784,9 +783,7 @@ TEST_F(five, stub_area_unmapped)
 			EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 				TH_LOG("probe removed: child status %#x", st);
 			}
-			ASSERT_EQ(0, ut_probe_at(self->grp, "fb_nop5",
-						 ut_self_exe(),
-						 off_of("fb_nop5_at"), 0));
+			ASSERT_EQ(0, probe_nop5(self->grp));
 		} else {
 			EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
 				TH_LOG("probe kept: child status %#x", st);
