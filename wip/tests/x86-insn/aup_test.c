@@ -2513,6 +2513,17 @@ static bool boost_outcome(struct arch_uprobe *au, unsigned long slot, struct out
 	return true;
 }
 
+/* A 64-bit native run from a fresh random state: its slot page, zeroed. */
+static unsigned long native_slot64(void)
+{
+	setup_native();
+	use_layout(&lay64);
+	random_state();
+	memcpy((void *)DATA, data_init, DATA_SIZE);
+	memset((void *)SLOT_NEAR, 0, SLOT_SIZE);
+	return SLOT_NEAR;
+}
+
 /*
  * The return trampoline on the CPU: the 64-bit entry, stepped up to its
  * syscall, then the system call as sys_uretprobe() sees it (and the int3
@@ -2528,12 +2539,7 @@ static void test_tramp_native(void)
 	long ret;
 	int n, i;
 
-	setup_native();
-	use_layout(&lay64);
-	slot = SLOT_NEAR;
-	random_state();
-	memcpy((void *)DATA, data_init, DATA_SIZE);
-	memset((void *)slot, 0, SLOT_SIZE);
+	slot = native_slot64();
 	arch_uretprobe_fill_trampoline((void *)slot);
 	c = cpu_init;
 	c.ip = slot;
@@ -2629,12 +2635,7 @@ static void test_stub_native(void)
 	long ret;
 	int n, i;
 
-	setup_native();
-	use_layout(&lay64);
-	slot = SLOT_NEAR;
-	random_state();
-	memcpy((void *)DATA, data_init, DATA_SIZE);
-	memset((void *)slot, 0, SLOT_SIZE);
+	slot = native_slot64();
 	CHECK(arch_uprobe_fill_stubs((void *)slot), "stubs: filled");
 	stub = slot + 2 * UPROBE_STUB_BYTES;
 	sp = cpu_init.gpr[4];
