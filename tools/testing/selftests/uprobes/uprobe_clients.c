@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ struct tool {
 	int from;		/* its stdout and stderr */
 	char out[16384];
 	size_t len;
+	int resend_ms;		/* stop signal again after this long mute */
 };
 
 /* Start @argv[0] (found in PATH) with stdout and stderr into one pipe. */
@@ -58,6 +60,7 @@ static int tool_start(struct tool *t, const char *const argv[])
 
 	t->pid = -1;
 	t->len = 0;
+	t->resend_ms = 0;
 	t->out[0] = '\0';
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
@@ -199,12 +202,44 @@ static void tool_note_threads(struct tool *t)
 }
 
 /*
+ * Wait up to @timeout_ms for the tool's next output; 0 when there is some.
+ * A tool with resend_ms set that printed nothing since @sig gets @sig once
+ * more after resend_ms, as a user presses Ctrl-C again (where its threads
+ * were then goes to its output first).
+ */
+static int tool_quiet(struct tool *t, int sig, int timeout_ms, bool *armed)
+{
+	struct pollfd pfd = { .fd = t->from, .events = POLLIN };
+	int r;
+
+	if (*armed && t->resend_ms && sig && t->resend_ms < timeout_ms) {
+		*armed = false;
+		do {
+			r = poll(&pfd, 1, t->resend_ms);
+		} while (r < 0 && errno == EINTR);
+		if (r)
+			return r < 0 ? -errno : 0;
+		tool_note_threads(t);
+		tool_note(t, "[no output: the signal sent again]\n");
+		kill(t->pid, sig);
+		timeout_ms -= t->resend_ms;
+	}
+	do {
+		r = poll(&pfd, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (r)
+		return r < 0 ? -errno : 0;
+	return -ETIMEDOUT;
+}
+
+/*
  * Send @sig (unless 0), read the rest of the output and reap the tool;
  * returns its wait status (SIGKILL's when it did not end in time, with
  * where its threads were appended to the output).
  */
 static int tool_stop(struct tool *t, int sig)
 {
+	bool armed = true;
 	char buf[1024];
 	int status, ret;
 
@@ -212,7 +247,13 @@ static int tool_stop(struct tool *t, int sig)
 		return -1;
 	if (sig)
 		kill(t->pid, sig);
-	while (!(ret = ut_readline(t->from, buf, sizeof(buf), TOOL_STOP_MS))) {
+	for (;;) {
+		ret = tool_quiet(t, sig, TOOL_STOP_MS, &armed);
+		if (!ret)
+			ret = ut_readline(t->from, buf, sizeof(buf),
+					  TOOL_STOP_MS);
+		if (ret)
+			break;
 		tool_note(t, buf);
 		tool_note(t, "\n");
 	}
@@ -313,6 +354,13 @@ static int bpftrace_start(struct tool *t, const char *prog)
 	ret = tool_start(t, argv);
 	if (ret)
 		return ret;
+	/*
+	 * bpftrace 0.17 notes a SIGINT in a flag that its event loop reads
+	 * only when epoll_wait() fails with EINTR: one that arrives while
+	 * the loop is between two epoll_wait() calls (say, as one returns
+	 * after its 100 ms) is never acted on.
+	 */
+	t->resend_ms = 60000;
 	return tool_wait_line(t, "ready", TOOL_START_MS);
 }
 
