@@ -453,6 +453,8 @@ unsigned int arch_uprobe_jump_len(struct arch_uprobe *auprobe,
 bool arch_uprobe_fill_jump(unsigned long vaddr, unsigned long stub, u8 *jump);
 bool arch_uprobe_fill_stubs(void *page);
 unsigned long arch_uprobe_stub_syscall(struct pt_regs *regs);
+void arch_uprobe_leave_stub(struct pt_regs *regs, unsigned long stub,
+			    unsigned long vaddr);
 
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>

@@ -191,6 +191,14 @@
  *     (uprobe_syscall_from_trampoline()); from anywhere else it is SIGILL.
  *   - A program that unmaps a stub area faults at its next jump there, as
  *     one that unmaps its XOL area does.
+ *   - No one sees a task inside a stub: a signal that finds it there (an
+ *     interrupt came between the jump and the system call) first puts it
+ *     back at the site with the program's registers
+ *     (arch_uprobe_leave_stub()), so signal frames, debuggers' stops and
+ *     core dumps show the site, and it takes the jump again when it
+ *     resumes; a user callchain taken there starts at the site
+ *     (uprobe_fixup_user_callchain()). Walks by frame pointer then pass
+ *     through, as the stub leaves the frame pointer alone.
  *
  * Debuggers
  *   A debugger reads and writes a traced task's text through
@@ -3808,6 +3816,19 @@ unsigned long uprobe_stub_site(unsigned long stub)
 	return vaddr;
 }
 
+/* Where the stub that @ip would be inside of starts. */
+static unsigned long stub_start(unsigned long ip)
+{
+	BUILD_BUG_ON(!is_power_of_2(UPROBE_STUB_BYTES));
+	return ip & ~(UPROBE_STUB_BYTES - 1UL);
+}
+
+/* The site of the stub that current's @ip is inside of, or 0. Any context. */
+static unsigned long stub_site_at(unsigned long ip)
+{
+	return uprobe_stub_site(stub_start(ip));
+}
+
 /* Can a jump at @vaddr reach every stub of an area at @start? */
 static bool area_in_reach(unsigned long start, unsigned long vaddr)
 {
@@ -4251,7 +4272,9 @@ void uprobe_free_utask(struct task_struct *t)
  *	the user ip)
  * @nr: the number of entries in @ips
  *
- * A pending return probe replaced its function's return address with the
+ * A user ip inside a stub (an interrupt came between a jump site's jump
+ * and its system call) becomes the site's address. A pending return probe
+ * replaced its function's return address with the
  * trampoline or a return stub, which is what a walk of the user stack
  * (perf callchains, bpf_get_stack()) reads there. Each such entry after
  * @ips[0] gets the saved return address of the pending instance it stands
@@ -4273,6 +4296,11 @@ void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 	struct xol_area *area;
 	unsigned long slot;
 
+	if (nr && ips[0] == instruction_pointer(regs)) {
+		slot = stub_site_at(ips[0]);
+		if (slot)
+			ips[0] = slot;
+	}
 	if (!utask || !current->mm || nr < 2)
 		return;
 	area = READ_ONCE(current->mm->uprobes_state.xol_area);
@@ -5555,13 +5583,27 @@ void uprobe_notify_resume(struct pt_regs *regs)
 		force_sig(SIGTRAP);
 }
 
+/*
+ * A signal is about to be delivered to current: if it is inside a stub,
+ * put it back at the site as the program had it (see "Jump sites").
+ */
+static void leave_stub(struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs);
+	unsigned long vaddr = stub_site_at(ip);
+
+	if (vaddr)
+		arch_uprobe_leave_stub(regs, stub_start(ip), vaddr);
+}
+
 /**
  * uprobe_deny_signal - hold signals back while an instruction copy runs
  *
  * A signal frame must never capture the XOL slot's address or our TF. A
  * fault of the copy itself aborts the step so that the signal reports the
  * original address; fatal signals are never held. A task in a boosted slot
- * is moved out of it first (leave_boosted_slot()).
+ * is moved out of it first (leave_boosted_slot()), one inside a stub back
+ * to its site (leave_stub()).
  *
  * Return: true to postpone signal delivery.
  */
@@ -5570,6 +5612,7 @@ bool uprobe_deny_signal(void)
 	struct uprobe_task *utask = current->utask;
 	struct pt_regs *regs = task_pt_regs(current);
 
+	leave_stub(regs);
 	if (!utask)
 		return false;
 	if (utask->state != UTASK_SSTEP &&
@@ -6030,6 +6073,24 @@ bool __weak arch_uprobe_fill_stubs(void *page)
 unsigned long __weak arch_uprobe_stub_syscall(struct pt_regs *regs)
 {
 	return 0;
+}
+
+/**
+ * arch_uprobe_leave_stub - put a task that is inside a stub back at its site
+ * @regs: the task's user registers, with the ip inside the stub
+ * @stub: the user address the stub starts at
+ * @vaddr: the address of the site whose jump leads to the stub
+ *
+ * Called before a signal is delivered to current (it may sleep and fault
+ * on the user stack): undo what the stub's instructions before @regs' ip
+ * did, and set the ip to @vaddr, so that the registers and the stack are
+ * the program's at the site. An architecture with jump sites must do this
+ * for every ip between a stub's start and its system call; this default,
+ * for those without, does nothing.
+ */
+void __weak arch_uprobe_leave_stub(struct pt_regs *regs, unsigned long stub,
+				   unsigned long vaddr)
+{
 }
 
 static struct notifier_block uprobe_exception_nb = {
