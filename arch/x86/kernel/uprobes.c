@@ -269,8 +269,11 @@
  * single-stepping the program into a jump gets a #DB at the stub's start:
  * aup_debug() turns it into a breakpoint hit of the site, handled on the
  * way out (TIF_UPROBE), so the debugger sees one step from the site to the
- * next instruction, as without the jump. A signal delivered in the stub
- * before its syscall shows the stub's address (it returns there).
+ * next instruction, as without the jump. A signal that finds a task in
+ * the stub before its syscall first puts it back at the site
+ * (arch_uprobe_leave_stub(): the stack pointer up by what the stub moved
+ * it, rax from the stack once the mov replaced it), so no one ever sees
+ * the stub's address or its stack.
  *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
@@ -2250,6 +2253,54 @@ unsigned long arch_uprobe_stub_syscall(struct pt_regs *regs)
 	if (regs->orig_ax != __NR_uprobe || in_ia32_syscall())
 		return 0;
 	return regs->ip - AUP_STUB_SYSCALL_END;
+}
+
+/**
+ * arch_uprobe_leave_stub - put a task that is inside a stub back at its site
+ * @regs: the task's user registers, with the ip inside the stub
+ * @stub: the user address the stub starts at
+ * @vaddr: the address of the site whose jump leads to the stub
+ *
+ * Each instruction boundary of the stub before its syscall: the stack
+ * pointer goes up by the red zone and the words pushed so far, and rax
+ * (replaced by the call's number at the syscall) comes back from where
+ * the stub pushed it. Anywhere else, or if the stack cannot be read, the
+ * task stays where it is.
+ */
+void arch_uprobe_leave_stub(struct pt_regs *regs, unsigned long stub,
+			    unsigned long vaddr)
+{
+	unsigned long ax = regs->ax;
+	unsigned int words;
+
+	switch (regs->ip - stub) {
+	case 0:				/* at the lea: nothing done yet */
+		regs->ip = vaddr;
+		return;
+	case 5:				/* push %rcx */
+		words = 0;
+		break;
+	case 6:				/* push %r11 */
+		words = 1;
+		break;
+	case 8:				/* push %rax */
+		words = 2;
+		break;
+	case 9:				/* mov $__NR_uprobe,%eax */
+		words = 3;
+		break;
+	case AUP_STUB_SYSCALL_END - 2:	/* syscall: rax is on the stack */
+		if (get_user(ax, (unsigned long __user *)regs->sp))
+			return;
+		words = 3;
+		break;
+	default:
+		return;
+	}
+	BUILD_BUG_ON(AUP_STUB_SAVED != 3);
+	regs->ax = ax;
+	regs->sp += AUP_RED_ZONE + words * sizeof(long);
+	regs->ip = vaddr;
 }
 
 /*

@@ -2615,7 +2615,9 @@ static void test_tramp_native(void)
 /*
  * Jump sites: a stub run on the CPU, one step at a time, up to its syscall
  * (five instructions that change no flag and write only the three words
- * below the red zone), then sys_uprobe() with what the syscall left: the
+ * below the red zone, and after each of which a signal's
+ * arch_uprobe_leave_stub() puts the task back at the site as it was), then
+ * sys_uprobe() with what the syscall left: the
  * hit sees every register as it was at the site, ax is returned as it was;
  * from no stub in use, SIGILL. The jump, and which sites may have one.
  */
@@ -2630,7 +2632,7 @@ static void test_stub_native(void)
 	unsigned long slot, stub, sp, addr, flags;
 	struct arch_uprobe au;
 	struct pt_regs r;
-	struct cpu c;
+	struct cpu c, left;
 	u8 jump[8];
 	long ret;
 	int n, i;
@@ -2644,6 +2646,12 @@ static void test_stub_native(void)
 	c.flags |= X86_EFLAGS_TF;
 	flags = c.flags;
 	for (n = 0; n < 8 && c.ip != stub + 14; n++) {
+		/* a signal here: the task goes back to the site, as it was */
+		cpu_to_regs(&c, &r);
+		arch_uprobe_leave_stub(&r, stub, CODE_V);
+		regs_to_cpu(&r, &left);
+		if (r.ip != CODE_V || memcmp(left.gpr, cpu_init.gpr, sizeof(left.gpr)))
+			break;
 		run_cpu(&c);
 		if (trap_out.signo != SIGTRAP || trap_out.code != TRAP_TRACE)
 			break;
@@ -2653,7 +2661,17 @@ static void test_stub_native(void)
 	}
 	CHECK(n == 5 && c.ip == stub + 14 && c.gpr[0] == __NR_uprobe &&
 	      c.gpr[4] == sp - 128 - 24 && !((flags ^ cpu_init.flags) & arith),
-	      "stub: 5 insns to the syscall, flags kept (%d, ip %#lx)", n, c.ip);
+	      "stub: 5 insns to the syscall, flags kept, left for the site at each (%d, ip %#lx)",
+	      n, c.ip);
+	cpu_to_regs(&c, &r);
+	arch_uprobe_leave_stub(&r, stub, CODE_V);
+	regs_to_cpu(&r, &left);
+	CHECK(r.ip == CODE_V && !memcmp(left.gpr, cpu_init.gpr, sizeof(left.gpr)),
+	      "stub: left for the site at its syscall");
+	cpu_to_regs(&c, &r);
+	r.ip = stub + 3;
+	arch_uprobe_leave_stub(&r, stub, CODE_V);
+	CHECK(r.ip == stub + 3, "stub: not left from inside an instruction");
 	for (i = 0; i < (int)DATA_SIZE; i++) {
 		addr = DATA + i;
 		if (((u8 *)DATA)[i] != data_init[i] &&
