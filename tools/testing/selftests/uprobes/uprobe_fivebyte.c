@@ -44,6 +44,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -348,6 +349,175 @@ TEST_F_TIMEOUT(five, signals_at_sites, 300)
 	EXPECT_LT(100, UT_READ_ONCE(signals_seen));
 	TH_LOG("%ld signals during %d probed calls", UT_READ_ONCE(signals_seen),
 	       2 * CALLS);
+}
+
+/* The [uprobes-stubs] areas of this process, up to 16; how many. */
+static int stub_areas(unsigned long *lo, unsigned long *hi)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -1;
+	while (n < 16 && fgets(line, sizeof(line), f))
+		if (strstr(line, "[uprobes-stubs]") &&
+		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
+			n++;
+	fclose(f);
+	return n;
+}
+
+#define PROF_IPS	16384
+
+/* Where the samples' signals found the program: the interrupted ips. */
+static uintptr_t prof_ip[PROF_IPS];
+static long prof_n;
+
+static void prof_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	long n = __atomic_fetch_add(&prof_n, 1, __ATOMIC_RELAXED);
+
+	if (n < PROF_IPS)
+		prof_ip[n] = uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/*
+ * A task clock that samples this task every 20 us of its user time and
+ * signals each sample (SIGIO, delivered where the sample interrupted it)
+ * while it runs through the probed nop5: no signal frame holds an address
+ * in a stub area (a task a signal finds inside a stub is at the site),
+ * results and hits exact. Fails on a kernel that delivers signals inside
+ * stubs.
+ */
+TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 20000,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.wakeup_events = 1,
+		.disabled = 1,
+	};
+	struct sigaction sa = { .sa_sigaction = prof_handler,
+				.sa_flags = SA_RESTART | SA_SIGINFO };
+	long bad = 0, calls = 0, n, i, in_stub = 0, at_site = 0;
+	unsigned long lo[16], hi[16];
+	int areas, k;
+
+	if (START("ufb_prof"))
+		return;
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	ASSERT_EQ(0, sigaction(SIGIO, &sa, NULL));
+	self->perf_fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+				PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->perf_fd);
+	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETOWN, getpid()));
+	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETSIG, SIGIO));
+	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETFL, O_ASYNC));
+	UT_WRITE_ONCE(prof_n, 0);
+	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (k = 0; k < 50 && UT_READ_ONCE(prof_n) < 2000; k++) {
+		bad += run_leaf(fb_nop5_leaf, nop5_want, k);
+		calls += CALLS;
+	}
+	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_DISABLE, 0));
+	signal(SIGIO, SIG_IGN);
+	n = UT_READ_ONCE(prof_n);
+	areas = stub_areas(lo, hi);
+	ASSERT_LE(0, areas);
+	for (i = 0; i < n && i < PROF_IPS; i++) {
+		for (k = 0; k < areas; k++)
+			in_stub += prof_ip[i] >= lo[k] && prof_ip[i] < hi[k];
+		at_site += prof_ip[i] == (uintptr_t)fb_nop5_at;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(calls, ut_profile_hits("fb_nop5"));
+	EXPECT_EQ(variant->jump && !ut_impl_is_stock() ? 1 : 0, areas);
+	EXPECT_EQ(0, in_stub);
+	EXPECT_LT(100, n);
+	TH_LOG("%ld signals in %ld probed calls: %ld at the site, %ld in a stub",
+	       n, calls, at_site, in_stub);
+}
+
+/*
+ * User callchains sampled by a task clock (every 20 us of this task's
+ * time, user mode only) while the probed nop5 runs: no user entry lies in
+ * a stub area (one taken inside a stub starts at the site).
+ */
+TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 20000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+		.disabled = 1,
+	};
+	struct perf_event_mmap_page *mp;
+	struct perf_event_header *h;
+	long page = sysconf(_SC_PAGESIZE), bad = 0;
+	uint64_t head, pos, *v, nr, i;
+	long samples = 0, ip_in_stub = 0, chain_in_stub = 0;
+	unsigned long lo[16], hi[16];
+	int areas, k;
+	char *data;
+
+	if (START("ufb_ccs"))
+		return;
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	self->perf_fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+				PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->perf_fd);
+	self->ring_len = (1 + 64) * page;
+	self->ring = mmap(NULL, self->ring_len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, self->perf_fd, 0);
+	ASSERT_NE(MAP_FAILED, self->ring);
+	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_ENABLE, 0));
+	for (k = 0; k < 10; k++)
+		bad += run_leaf(fb_nop5_leaf, nop5_want, k);
+	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_DISABLE, 0));
+	areas = stub_areas(lo, hi);
+	ASSERT_LE(0, areas);
+
+	mp = self->ring;
+	data = (char *)self->ring + mp->data_offset;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	for (pos = 0; pos + sizeof(*h) <= head && pos < mp->data_size;
+	     pos += h->size) {
+		h = (void *)(data + pos);
+		if (!h->size || pos + h->size > mp->data_size)
+			break;
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		samples++;
+		v = (uint64_t *)(h + 1);	/* ip, nr, ips[] */
+		nr = v[1];
+		for (k = 0; k < areas; k++)
+			ip_in_stub += v[0] >= lo[k] && v[0] < hi[k];
+		for (i = 0; i < nr; i++) {
+			if (v[2 + i] >= PERF_CONTEXT_MAX)
+				continue;
+			for (k = 0; k < areas; k++)
+				chain_in_stub += v[2 + i] >= lo[k] &&
+						 v[2 + i] < hi[k];
+		}
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(10 * CALLS, ut_profile_hits("fb_nop5"));
+	EXPECT_EQ(0, chain_in_stub);
+	EXPECT_LT(10, samples);
+	TH_LOG("%ld samples, %ld with the ip in a stub, %ld chain entries there",
+	       samples, ip_in_stub, chain_in_stub);
 }
 
 /*
@@ -722,17 +892,8 @@ TEST_F(five, return_probe_at_entry)
 static int unmap_stub_areas(void)
 {
 	unsigned long lo[16], hi[16];
-	char line[512];
-	int n = 0, i;
-	FILE *f = fopen("/proc/self/maps", "re");
+	int n = stub_areas(lo, hi), i;
 
-	if (!f)
-		return -1;
-	while (n < 16 && fgets(line, sizeof(line), f))
-		if (strstr(line, "[uprobes-stubs]") &&
-		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
-			n++;
-	fclose(f);
 	for (i = 0; i < n; i++)
 		if (munmap((void *)lo[i], hi[i] - lo[i]))
 			return -1;
