@@ -265,16 +265,23 @@ static void return_rows(void)
 	put(TR "uprobe_events", "", 0);
 }
 
-/* Jump sites on or off, where the kernel has them. */
-static void jump_sites(int on)
+/*
+ * Jump sites on or off, where the kernel has them; returns the setting
+ * before (-1: no such setting).
+ */
+static int jump_sites(int on)
 {
-	int fd = open(JUMP_SITES, O_WRONLY);
+	int fd = open(JUMP_SITES, O_RDWR), was = -1;
+	char c;
 
 	if (fd < 0)
-		return;
-	if (write(fd, on ? "1" : "0", 1) != 1)
+		return -1;
+	if (read(fd, &c, 1) == 1)
+		was = c == 'Y' || c == '1';
+	if (pwrite(fd, on ? "1" : "0", 1, 0) != 1)
 		fprintf(stderr, "ubench: cannot write %s\n", JUMP_SITES);
 	close(fd);
+	return was;
 }
 
 /*
@@ -589,6 +596,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc >= 4 && !strcmp(argv[1], "spin"))
 		return spin(argv);
+	/* Breakpoints, but in the rows that say "jump site" (the guest ends) */
+	jump_sites(0);
 	if (argc >= 2 && !strcmp(argv[1], "scale"))
 		return scale_rows();
 	put(TR "events/enable", "0", 0);
