@@ -1460,10 +1460,13 @@ static uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
 }
 
 /* A debugger's breakpoint is over @site's: the trap is the debugger's. */
-static bool debugger_bp(struct uprobe_site *site)
+static __always_inline bool debugger_bp(struct uprobe_site *site)
 {
 	uprobe_opcode_t shown = READ_ONCE(site->shown);
 
+	/* What a probe is on is never a trap (__analyse() refuses it). */
+	if (likely(shown == orig_opcode(site->uprobe)))
+		return false;
 	return is_trap_insn(&shown);
 }
 
