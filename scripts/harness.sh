@@ -16,7 +16,7 @@
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
 # a one-vCPU guest whose clock counts guest instructions (QEMU -icount shift=0),
 # QEMU_EXTRA='args' for more QEMU arguments (a TCG plugin: scripts/bench/insnprof.c),
-# KAPPEND='params' for more kernel command line parameters (uprobes.jump_sites=1).
+# KAPPEND='params' for more kernel command line parameters (uprobes.jump_sites=0).
 #
 # Layout of the build directory ($B, default ./build, git-ignored):
 #   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)

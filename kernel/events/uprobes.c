@@ -151,7 +151,7 @@
  *   A site whose instruction the architecture can enter another way
  *   (arch_uprobe_jump_len(): one it emulates or runs out of line, long
  *   enough for the jump, in a task mode that has jumps) becomes a jump
- *   site at its first breakpoint hit, while uprobes.jump_sites is set: its
+ *   site at its first breakpoint hit, unless uprobes.jump_sites is off: its
  *   first bytes become a jump to a stub, and the stub enters the kernel
  *   with a system call that runs the hit as the breakpoint would have
  *   (uprobe_stub_hit()), with the registers of the site; no trap.
@@ -3699,8 +3699,8 @@ static void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
  */
 static struct page *stub_pages[2];
 
-/* Jump sites are made only while this is set: uprobes.jump_sites=1. */
-static bool uprobe_jump_sites;
+/* Jump sites are made only while this is set (the default). */
+static bool uprobe_jump_sites = true;
 module_param_named(jump_sites, uprobe_jump_sites, bool, 0644);
 MODULE_PARM_DESC(jump_sites, "Enter probed instructions that allow it through a jump to a stub, not a breakpoint");
 

@@ -17,8 +17,8 @@
  *   function's own instructions, one step each, the probed one included.
  * They hold on every path a hit can take (breakpoint, emulation, a copy
  * out of line) and on stock 6.1. Each runs twice: with breakpoints
- * ("trap"), and with jump sites on ("jump": uprobes.jump_sites=1, ours
- * only), where both probed sites become a jump to a stub at their first
+ * ("trap": uprobes.jump_sites=0), and with jump sites on ("jump", ours'
+ * default; stock has none), where both probed sites become a jump to a stub at their first
  * hit, which the tests check in the text itself. The jump variant also
  * checks what jump sites add: the stubs' system call from anywhere else,
  * seccomp, fork, a debugger reading the text.
