@@ -5593,8 +5593,11 @@ void uprobe_notify_resume(struct pt_regs *regs)
 static void leave_stub(struct pt_regs *regs)
 {
 	unsigned long ip = instruction_pointer(regs);
-	unsigned long vaddr = stub_site_at(ip);
+	unsigned long vaddr;
 
+	if (!user_mode(regs))	/* an io_uring worker's: it never returns */
+		return;
+	vaddr = stub_site_at(ip);
 	if (vaddr)
 		arch_uprobe_leave_stub(regs, stub_start(ip), vaddr);
 }
