@@ -18,10 +18,11 @@
  * They hold on every path a hit can take (breakpoint, emulation, a copy
  * out of line) and on stock 6.1. Each runs twice: with breakpoints
  * ("trap": uprobes.jump_sites=0), and with jump sites on ("jump", ours'
- * default; stock has none), where both probed sites become a jump to a stub at their first
- * hit, which the tests check in the text itself. The jump variant also
- * checks what jump sites add: the stubs' system call from anywhere else,
- * seccomp, fork, a debugger reading the text.
+ * default; stock has none), where both probed sites become a jump to a
+ * stub at their first hit, which the tests check in the text itself. The
+ * jump variant also checks what jump sites add: the stubs' system call
+ * from anywhere else, seccomp, fork, a debugger reading the text, and that
+ * no signal frame or sampled callchain ever shows a task inside a stub.
  */
 #include <errno.h>
 #include <fcntl.h>
