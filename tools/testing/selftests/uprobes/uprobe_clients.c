@@ -221,6 +221,9 @@ static int tool_quiet(struct tool *t, int sig, int timeout_ms, bool *armed)
 			return r < 0 ? -errno : 0;
 		tool_note_threads(t);
 		tool_note(t, "[no output: the signal sent again]\n");
+		/* in the log even if the test passes: a lost signal is news */
+		ksft_print_msg("tool %d mute %d ms after signal %d: sent again\n",
+			       t->pid, t->resend_ms, sig);
 		kill(t->pid, sig);
 		timeout_ms -= t->resend_ms;
 	}
