@@ -352,21 +352,61 @@ TEST_F_TIMEOUT(five, signals_at_sites, 300)
 	       2 * CALLS);
 }
 
-/* The [uprobes-stubs] areas of this process, up to 16; how many. */
-static int stub_areas(unsigned long *lo, unsigned long *hi)
+/* The [uprobes-stubs] areas of this process. */
+struct stub_map {
+	unsigned long lo[16], hi[16];
+	int n;
+};
+
+/* Read this process's stub areas (up to 16) into @m; how many, or -1. */
+static int stub_areas(struct stub_map *m)
 {
 	char line[512];
-	int n = 0;
 	FILE *f = fopen("/proc/self/maps", "re");
 
+	m->n = 0;
 	if (!f)
 		return -1;
-	while (n < 16 && fgets(line, sizeof(line), f))
+	while (m->n < 16 && fgets(line, sizeof(line), f))
 		if (strstr(line, "[uprobes-stubs]") &&
-		    sscanf(line, "%lx-%lx", &lo[n], &hi[n]) == 2)
-			n++;
+		    sscanf(line, "%lx-%lx", &m->lo[m->n], &m->hi[m->n]) == 2)
+			m->n++;
 	fclose(f);
-	return n;
+	return m->n;
+}
+
+/* Is @addr inside one of @m's stub areas? */
+static bool in_stub(const struct stub_map *m, uint64_t addr)
+{
+	int k;
+
+	for (k = 0; k < m->n; k++)
+		if (addr >= m->lo[k] && addr < m->hi[k])
+			return true;
+	return false;
+}
+
+/*
+ * A task clock sampling this task every 20 us of its user time, disabled,
+ * with @sample_type; its fd, or -1.
+ */
+static int task_clock_open(uint64_t sample_type)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 20000,
+		.sample_type = sample_type,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+		.wakeup_events = 1,
+		.disabled = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+		       PERF_FLAG_FD_CLOEXEC);
 }
 
 #define PROF_IPS	16384
@@ -394,29 +434,17 @@ static void prof_handler(int sig, siginfo_t *si, void *ctx)
  */
 TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 20000,
-		.sample_type = PERF_SAMPLE_IP,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.wakeup_events = 1,
-		.disabled = 1,
-	};
 	struct sigaction sa = { .sa_sigaction = prof_handler,
 				.sa_flags = SA_RESTART | SA_SIGINFO };
-	long bad = 0, calls = 0, n, i, in_stub = 0, at_site = 0;
-	unsigned long lo[16], hi[16];
-	int areas, k;
+	long bad = 0, calls = 0, n, i, stubbed = 0, at_site = 0;
+	struct stub_map m;
+	int k;
 
 	if (START("ufb_prof"))
 		return;
 	ASSERT_EQ(0, probe_nop5(self->grp));
 	ASSERT_EQ(0, sigaction(SIGIO, &sa, NULL));
-	self->perf_fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-				PERF_FLAG_FD_CLOEXEC);
+	self->perf_fd = task_clock_open(PERF_SAMPLE_IP);
 	ASSERT_LE(0, self->perf_fd);
 	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETOWN, getpid()));
 	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETSIG, SIGIO));
@@ -430,20 +458,18 @@ TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
 	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_DISABLE, 0));
 	signal(SIGIO, SIG_IGN);
 	n = UT_READ_ONCE(prof_n);
-	areas = stub_areas(lo, hi);
-	ASSERT_LE(0, areas);
+	ASSERT_LE(0, stub_areas(&m));
 	for (i = 0; i < n && i < PROF_IPS; i++) {
-		for (k = 0; k < areas; k++)
-			in_stub += prof_ip[i] >= lo[k] && prof_ip[i] < hi[k];
+		stubbed += in_stub(&m, prof_ip[i]);
 		at_site += prof_ip[i] == (uintptr_t)fb_nop5_at;
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(calls, ut_profile_hits("fb_nop5"));
-	EXPECT_EQ(variant->jump && !ut_impl_is_stock() ? 1 : 0, areas);
-	EXPECT_EQ(0, in_stub);
+	EXPECT_EQ(variant->jump && !ut_impl_is_stock() ? 1 : 0, m.n);
+	EXPECT_EQ(0, stubbed);
 	EXPECT_LT(100, n);
 	TH_LOG("%ld signals in %ld probed calls: %ld at the site, %ld in a stub",
-	       n, calls, at_site, in_stub);
+	       n, calls, at_site, stubbed);
 }
 
 /*
@@ -453,31 +479,19 @@ TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
  */
 TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 20000,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.exclude_callchain_kernel = 1,
-		.disabled = 1,
-	};
 	struct perf_event_mmap_page *mp;
 	struct perf_event_header *h;
 	long page = sysconf(_SC_PAGESIZE), bad = 0;
 	uint64_t head, pos, *v, nr, i;
 	long samples = 0, ip_in_stub = 0, chain_in_stub = 0;
-	unsigned long lo[16], hi[16];
-	int areas, k;
+	struct stub_map m;
 	char *data;
+	int k;
 
 	if (START("ufb_ccs"))
 		return;
 	ASSERT_EQ(0, probe_nop5(self->grp));
-	self->perf_fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-				PERF_FLAG_FD_CLOEXEC);
+	self->perf_fd = task_clock_open(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
 	ASSERT_LE(0, self->perf_fd);
 	self->ring_len = (1 + 64) * page;
 	self->ring = mmap(NULL, self->ring_len, PROT_READ | PROT_WRITE,
@@ -487,8 +501,7 @@ TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
 	for (k = 0; k < 10; k++)
 		bad += run_leaf(fb_nop5_leaf, nop5_want, k);
 	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_DISABLE, 0));
-	areas = stub_areas(lo, hi);
-	ASSERT_LE(0, areas);
+	ASSERT_LE(0, stub_areas(&m));
 
 	mp = self->ring;
 	data = (char *)self->ring + mp->data_offset;
@@ -503,15 +516,10 @@ TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
 		samples++;
 		v = (uint64_t *)(h + 1);	/* ip, nr, ips[] */
 		nr = v[1];
-		for (k = 0; k < areas; k++)
-			ip_in_stub += v[0] >= lo[k] && v[0] < hi[k];
-		for (i = 0; i < nr; i++) {
-			if (v[2 + i] >= PERF_CONTEXT_MAX)
-				continue;
-			for (k = 0; k < areas; k++)
-				chain_in_stub += v[2 + i] >= lo[k] &&
-						 v[2 + i] < hi[k];
-		}
+		ip_in_stub += in_stub(&m, v[0]);
+		for (i = 0; i < nr; i++)
+			chain_in_stub += v[2 + i] < PERF_CONTEXT_MAX &&
+					 in_stub(&m, v[2 + i]);
 	}
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(10 * CALLS, ut_profile_hits("fb_nop5"));
@@ -892,13 +900,15 @@ TEST_F(five, return_probe_at_entry)
 /* Unmap this process's stub areas ([uprobes-stubs]); how many there were. */
 static int unmap_stub_areas(void)
 {
-	unsigned long lo[16], hi[16];
-	int n = stub_areas(lo, hi), i;
+	struct stub_map m;
+	int i;
 
-	for (i = 0; i < n; i++)
-		if (munmap((void *)lo[i], hi[i] - lo[i]))
+	if (stub_areas(&m) < 0)
+		return -1;
+	for (i = 0; i < m.n; i++)
+		if (munmap((void *)m.lo[i], m.hi[i] - m.lo[i]))
 			return -1;
-	return n;
+	return m.n;
 }
 
 /*
