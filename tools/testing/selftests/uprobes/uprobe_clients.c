@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -209,16 +208,13 @@ static void tool_note_threads(struct tool *t)
  */
 static int tool_quiet(struct tool *t, int sig, int timeout_ms, bool *armed)
 {
-	struct pollfd pfd = { .fd = t->from, .events = POLLIN };
 	int r;
 
 	if (*armed && t->resend_ms && sig && t->resend_ms < timeout_ms) {
 		*armed = false;
-		do {
-			r = poll(&pfd, 1, t->resend_ms);
-		} while (r < 0 && errno == EINTR);
-		if (r)
-			return r < 0 ? -errno : 0;
+		r = ut_wait_input(t->from, t->resend_ms);
+		if (r != -ETIMEDOUT)
+			return r;
 		tool_note_threads(t);
 		tool_note(t, "[no output: the signal sent again]\n");
 		/* in the log even if the test passes: a lost signal is news */
@@ -227,12 +223,7 @@ static int tool_quiet(struct tool *t, int sig, int timeout_ms, bool *armed)
 		kill(t->pid, sig);
 		timeout_ms -= t->resend_ms;
 	}
-	do {
-		r = poll(&pfd, 1, timeout_ms);
-	} while (r < 0 && errno == EINTR);
-	if (r)
-		return r < 0 ? -errno : 0;
-	return -ETIMEDOUT;
+	return ut_wait_input(t->from, timeout_ms);
 }
 
 /*

@@ -1194,22 +1194,30 @@ int ut_spawn_target(struct ut_child *child, int *nchild, int max)
 	return *nchild - 1;
 }
 
+int ut_wait_input(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do {
+		r = poll(&pfd, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r ? 0 : -ETIMEDOUT;
+}
+
 int ut_readline(int fd, char *buf, size_t size, int timeout_ms)
 {
 	size_t len = 0;
 
 	while (len + 1 < size) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 		int r;
 
-		r = poll(&pfd, 1, timeout_ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
+		r = ut_wait_input(fd, timeout_ms);
+		if (r)
+			return r;
 		n = read(fd, buf + len, 1);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -253,6 +253,8 @@ int ut_cmd(struct ut_child *c, char *reply, size_t size, const char *fmt, ...)
 	__printf(4, 5);
 /* Send @cmd; the number in an "ok N" or "N" reply, 0 for "ok", else -1. */
 long ut_ask(struct ut_child *c, const char *cmd);
+/* Wait up to @timeout_ms for @fd to be readable (or at EOF); 0 or -errno. */
+int ut_wait_input(int fd, int timeout_ms);
 /* Read one line of output (10 s timeout); 0 or -errno. */
 int ut_readline(int fd, char *buf, size_t size, int timeout_ms);
 /* Close pipes, wait for exit; returns the wait status or -1. */
