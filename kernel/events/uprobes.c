@@ -199,6 +199,11 @@
  *     resumes; a user callchain taken there starts at the site
  *     (uprobe_fixup_user_callchain()). Walks by frame pointer then pass
  *     through, as the stub leaves the frame pointer alone.
+ *   - rseq, whose critical sections a preemption, a migration or a signal
+ *     aborts if the task's ip is inside one, asks where a task is in its
+ *     program (uprobe_rseq_ip()): one in a stub is put back at its site
+ *     first, and one in a boosted copy is at the probed instruction or the
+ *     next one. Either can then be sent to the abort handler.
  *
  * Debuggers
  *   A debugger reads and writes a traced task's text through
@@ -4681,6 +4686,33 @@ static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
 }
 
 /*
+ * Where a task whose ip @ip is in a boosted copy of @mm stands in its
+ * program: the probed address (*@vaddr) while the copy has not run, where
+ * its jump back goes once it has; 0 if @ip is in no probe's slot. *@slot
+ * gets the slot. @ip must be current's saved user ip (boosted_vaddr()).
+ */
+static __always_inline unsigned long boosted_resume(struct mm_struct *mm,
+						    unsigned long ip,
+						    unsigned long *vaddr,
+						    unsigned int *slot)
+{
+	struct xol_area *area;
+	unsigned int page;
+	void *kaddr;
+
+	*vaddr = boosted_vaddr(mm, ip, slot);
+	if (!*vaddr)
+		return 0;
+	/* boosted_vaddr() found the area: its acquire load pairs. */
+	area = mm->uprobes_state.xol_area;
+	kaddr = map_slot(area, *slot, &page);
+	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, *slot), ip,
+				      *vaddr);
+	kunmap_local(kaddr);
+	return ip;
+}
+
+/*
  * A signal is about to be delivered to current, which may be inside a
  * boosted slot (a fault of the copy, or an interrupt, caught it there):
  * the signal frame must hold no slot address. Past the copy, the task is
@@ -4695,19 +4727,16 @@ static bool step_from_slot(struct uprobe_task *utask, struct pt_regs *regs,
 static bool leave_boosted_slot(struct uprobe_task *utask,
 			       struct pt_regs *regs)
 {
-	struct xol_area *area = current->mm->uprobes_state.xol_area;
 	unsigned long vaddr, ip;
-	unsigned int slot, page;
-	void *kaddr;
+	unsigned int slot;
 
-	vaddr = boosted_vaddr(current->mm, instruction_pointer(regs), &slot);
-	if (!vaddr)
+	ip = boosted_resume(current->mm, instruction_pointer(regs), &vaddr,
+			    &slot);
+	if (!ip)
 		return false;
-	kaddr = map_slot(area, slot, &page);
-	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, slot),
-				      instruction_pointer(regs), vaddr);
-	kunmap_local(kaddr);
-	if (ip == vaddr && step_from_slot(utask, regs, area, slot, vaddr))
+	if (ip == vaddr &&
+	    step_from_slot(utask, regs, current->mm->uprobes_state.xol_area,
+			   slot, vaddr))
 		return true;
 	instruction_pointer_set(regs, ip);
 	return false;
@@ -4749,24 +4778,15 @@ unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
  */
 bool uprobe_leave_boosted_copy(struct pt_regs *regs)
 {
-	struct xol_area *area;
 	unsigned long vaddr, ip;
-	unsigned int slot, page;
-	void *kaddr;
+	unsigned int slot;
 
 	if (!user_mode(regs) || !current->mm ||
 	    (current->utask && current->utask->state != UTASK_RUNNING))
 		return false;
-	vaddr = boosted_vaddr(current->mm, instruction_pointer(regs), &slot);
-	if (!vaddr)
-		return false;
-	/* boosted_vaddr() found the area: its acquire load pairs. */
-	area = current->mm->uprobes_state.xol_area;
-	kaddr = map_slot(area, slot, &page);
-	ip = arch_uprobe_boost_resume(kaddr, slot_vaddr(area, slot),
-				      instruction_pointer(regs), vaddr);
-	kunmap_local(kaddr);
-	if (ip == vaddr)
+	ip = boosted_resume(current->mm, instruction_pointer(regs), &vaddr,
+			    &slot);
+	if (!ip || ip == vaddr)
 		return false;
 	instruction_pointer_set(regs, ip);
 	return true;
@@ -5600,6 +5620,40 @@ static void leave_stub(struct pt_regs *regs)
 	vaddr = stub_site_at(ip);
 	if (vaddr)
 		arch_uprobe_leave_stub(regs, stub_start(ip), vaddr);
+}
+
+/**
+ * uprobe_rseq_ip - where current is in its program, for rseq
+ * @regs: current's user registers, on the way back to user mode
+ *
+ * rseq aborts a critical section that a preemption, a migration or a
+ * signal interrupted if the task's ip is inside it. A task running our
+ * code for a probe in such a section is, for the program, at the probe:
+ * one inside a stub is put back at its site first (leave_stub(), as
+ * before a signal); one in a boosted copy stands at the probed instruction
+ * while the copy has not run, at the next one once it has. Either may
+ * then be sent to the section's abort handler: neither leaves state of
+ * ours behind. A task stepping a copy is left where it is (its step has
+ * state; the step's own trap comes first).
+ *
+ * Context: process context, on the way back to user mode, with a critical
+ * section registered (rseq's resume work); may fault.
+ *
+ * Return: current's address in its program, for the critical-section
+ * check.
+ */
+unsigned long uprobe_rseq_ip(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned long ip, vaddr, resume;
+	unsigned int slot;
+
+	leave_stub(regs);
+	ip = instruction_pointer(regs);
+	if (!current->mm || (utask && utask->state != UTASK_RUNNING))
+		return ip;
+	resume = boosted_resume(current->mm, ip, &vaddr, &slot);
+	return resume ? resume : ip;
 }
 
 /**
