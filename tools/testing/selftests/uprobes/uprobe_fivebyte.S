@@ -90,4 +90,49 @@ fb_framed_ret:
 	ret
 	.size	fb_framed_caller, . - fb_framed_caller
 
+/*
+ * long fb_rseq_nop5(struct rseq *rs, long *counts) and fb_rseq_mov5(rs,
+ * counts): one restartable sequence each that adds 1 to
+ * counts[rs->cpu_id], with a probed 5-byte instruction (a nop at
+ * fb_rseq_nop5_at, a mov $imm32,%edx at fb_rseq_mov5_at) between the load
+ * and the store that commits. Return 0 once committed, 1 when the kernel
+ * aborted the sequence (the caller tries again). A preemption anywhere
+ * between the load and the commit must abort it, or the store puts back
+ * a count that another thread of the CPU has moved on meanwhile.
+ */
+.macro RSEQ_ADD name, b0, b1, b2, b3, b4
+	.pushsection .data
+	.balign	32
+\name\()_cs:				/* struct rseq_cs */
+	.long	0, 0				/* version, flags */
+	.quad	.L\name\()_start			/* start_ip */
+	.quad	.L\name\()_commit - .L\name\()_start	/* post_commit_offset */
+	.quad	.L\name\()_abort			/* abort_ip */
+	.popsection
+
+	.globl	\name, \name\()_at
+	.type	\name, @function
+\name:
+	lea	\name\()_cs(%rip), %rax
+	mov	%rax, 8(%rdi)			/* rs->rseq_cs */
+.L\name\()_start:
+	mov	4(%rdi), %eax			/* rs->cpu_id */
+	mov	(%rsi,%rax,8), %rcx
+\name\()_at:
+	.byte	\b0, \b1, \b2, \b3, \b4
+	add	$1, %rcx
+	mov	%rcx, (%rsi,%rax,8)		/* the commit */
+.L\name\()_commit:
+	xor	%eax, %eax
+	ret
+	.long	0x53053053			/* RSEQ_SIG, glibc's on x86 */
+.L\name\()_abort:
+	mov	$1, %eax
+	ret
+	.size	\name, . - \name
+.endm
+
+	RSEQ_ADD fb_rseq_nop5, 0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+	RSEQ_ADD fb_rseq_mov5, 0xba, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%edx */
+
 	.section .note.GNU-stack, "", @progbits

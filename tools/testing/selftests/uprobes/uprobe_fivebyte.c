@@ -23,11 +23,16 @@
  * jump variant also checks what jump sites add: the stubs' system call
  * from anywhere else, seccomp, fork, a debugger reading the text, and that
  * no signal frame or sampled callchain ever shows a task inside a stub.
+ * Both check that a restartable sequence around a probed instruction is
+ * aborted by a preemption wherever our code for the hit had the task;
+ * stock 6.1, which steps both instructions out of line unseen by rseq,
+ * is expected to lose additions there.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/rseq.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -60,6 +66,9 @@
 #define NR_UPROBE	336	/* the stubs' system call (x86-64) */
 #define JMP_REL32	0xe9
 #define INT3		0xcc
+#define RSEQ_SECONDS	3
+#define RSEQ_CPUS	1024	/* room in counts[] for every rseq cpu_id */
+#define RSEQ_NAP_NS	50000
 
 static long nop5_want(long seed)
 {
@@ -1011,6 +1020,118 @@ TEST_F(five, mremap_moves_site)
 	if (variant->jump)
 		EXPECT_EQ(JMP_REL32, text_byte(moved + at_off));
 	munmap(moved, len);
+}
+
+/* This thread's rseq area, which glibc registered; NULL if it has none. */
+static struct rseq *this_rseq(void)
+{
+	if (!__rseq_size)
+		return NULL;
+	return (struct rseq *)((char *)__builtin_thread_pointer() +
+			       __rseq_offset);
+}
+
+struct rseq_run {
+	long (*add)(struct rseq *rs, long *counts);
+	long *counts;
+	long commits;
+	int stop;
+};
+
+/*
+ * A real-time thread on the CPU of the test: wakes every RSEQ_NAP_NS,
+ * adds 1 in its own sequence and sleeps again, preempting the other
+ * thread wherever it is, our code for a hit included.
+ */
+static void *rseq_preempter(void *arg)
+{
+	struct timespec nap = { .tv_nsec = RSEQ_NAP_NS };
+	struct rseq_run *r = arg;
+	struct rseq *rs = this_rseq();
+
+	while (rs && !UT_READ_ONCE(r->stop)) {
+		nanosleep(&nap, NULL);
+		while (r->add(rs, r->counts))
+			;
+		r->commits++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread adding 1 with @add for RSEQ_SECONDS, its sequence's probed
+ * instruction at @sym (address @at), while a real-time thread of the same
+ * CPU preempts it all the time and adds too: the counts hold every
+ * commit of both (an unaborted preemption loses the other's additions),
+ * and the site's first byte is the jump or the breakpoint.
+ */
+static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
+			bool jump, long (*add)(struct rseq *rs, long *counts),
+			const char *sym, const char *at)
+{
+	static long counts[RSEQ_CPUS];
+	struct sched_param prio = { .sched_priority = 1 };
+	struct rseq_run r = { .add = add, .counts = counts };
+	long commits = 0, aborts = 0, total = 0, i;
+	struct rseq *rs = this_rseq();
+	pthread_attr_t attr;
+	pthread_t thread;
+	time_t end;
+
+	if (!rs)
+		SKIP(return, "no rseq area from glibc (CONFIG_RSEQ off?)");
+	memset(counts, 0, sizeof(counts));
+	ASSERT_EQ(0, ut_probe_at(grp, "fb_rseq", ut_self_exe(), off_of(sym), 0));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
+	ASSERT_EQ(0, pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
+	ASSERT_EQ(0, pthread_attr_setschedparam(&attr, &prio));
+	ASSERT_EQ(0, pthread_create(&thread, &attr, rseq_preempter, &r));
+	pthread_attr_destroy(&attr);
+	end = time(NULL) + RSEQ_SECONDS;
+	while (time(NULL) < end) {
+		for (i = 0; i < 1000; i++) {
+			if (add(rs, counts))
+				aborts++;
+			else
+				commits++;
+		}
+	}
+	UT_WRITE_ONCE(r.stop, 1);
+	pthread_join(thread, NULL);
+	for (i = 0; i < RSEQ_CPUS; i++)
+		total += counts[i];
+	TH_LOG("%ld + %ld commits, %ld aborts, counted %ld, %ld hits",
+	       commits, r.commits, aborts, total, ut_profile_hits("fb_rseq"));
+	EXPECT_LT(100, r.commits);	/* it did preempt */
+	EXPECT_LT(0, aborts);		/* and preemptions did abort */
+	/* Stock steps both instructions out of line, unseen by rseq. */
+	if (ut_impl_is_stock() && total < commits + r.commits) {
+		UT_STOCK_FAILS("%ld additions lost: sequences not aborted",
+			       commits + r.commits - total);
+		return;
+	}
+	EXPECT_EQ(commits + r.commits, total);
+	EXPECT_LE(commits + r.commits, ut_profile_hits("fb_rseq"));
+	EXPECT_EQ(jump ? JMP_REL32 : INT3, text_byte(at));
+}
+
+/* A preemption inside a sequence across a probed 5-byte nop aborts it. */
+TEST_F_TIMEOUT(five, rseq_aborted_at_nop5, 120)
+{
+	if (START("ufb_rseqn"))
+		return;
+	rseq_probed(_metadata, self->grp, variant->jump, fb_rseq_nop5,
+		    "fb_rseq_nop5_at", fb_rseq_nop5_at);
+}
+
+/* The same across a 5-byte mov, which runs as a copy out of line. */
+TEST_F_TIMEOUT(five, rseq_aborted_at_mov5, 120)
+{
+	if (START("ufb_rseqm"))
+		return;
+	rseq_probed(_metadata, self->grp, variant->jump, fb_rseq_mov5,
+		    "fb_rseq_mov5_at", fb_rseq_mov5_at);
 }
 
 TEST_HARNESS_MAIN
