@@ -518,6 +518,13 @@ static void reregister(void)
 	put(TR "events/ub/enable", "1", 0);
 }
 
+/* Target "reg_many" of spin: UB_MANY probes unregistered and registered again. */
+static void reregister_many(void)
+{
+	put(TR "events/ub_m/enable", "0", 0);
+	put(TR "events/ub_m/enable", "1", 0);
+}
+
 static const struct {
 	const char *name;
 	fn_t fn;
@@ -532,6 +539,7 @@ static const struct {
 	{ "jcc", ub_jcc, ub_jcc_at }, { "ret", ub_ret, ub_ret_at },
 	{ "retfn", ub_retfn, ub_retfn_at }, { "strarg", strarg, ub_strarg_at },
 	{ "reg", reregister, ub_nop_at }, { "preg", perf_reregister, ub_nop_at },
+	{ "reg_many", reregister_many, ub_nop_at },
 	{ "nop5", ub_nop5, ub_nop5_at }, { "nop5j", ub_nop5, ub_nop5_at },
 	{ "mov5", ub_mov5, ub_mov5_at }, { "mov5j", ub_mov5, ub_mov5_at },
 };
@@ -540,8 +548,9 @@ static const struct {
  * "ubench spin TARGET N [r] [NAME=FETCH...]": N calls of a probed target
  * (with a return probe too if r, the probe fetching the arguments given),
  * for profiling the hit path; TARGET reg unregisters and registers the
- * probe (on ub_nop, not called) N times instead, and preg opens and closes
- * a uprobe-PMU perf event there, for profiling those.
+ * probe (on ub_nop, not called) N times instead, reg_many does so with
+ * UB_MANY probes at once (the events of a group), and preg opens and
+ * closes a uprobe-PMU perf event there, for profiling those.
  */
 static int spin(char **argv)
 {
@@ -575,13 +584,17 @@ static int spin(char **argv)
 	jump_sites(!strcmp(targets[i].name, "nop5j") ||
 		   !strcmp(targets[i].name, "mov5j"));
 	put(TR "events/ub/enable", "1", 0);
+	if (targets[i].fn == reregister_many) {
+		define_many(UB_MANY);
+		put(TR "events/ub_m/enable", "1", 0);
+	}
 	/* preg: another event open, as in perf_reg_row() */
 	other = targets[i].fn == perf_reregister ? uprobe_pmu_open(ub_leaf) : -1;
 	for (k = 0; k < n; k++)
 		targets[i].fn();
 	if (other >= 0)
 		close(other);
-	put(TR "events/ub/enable", "0", 0);
+	put(TR "events/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
 	return 0;
 }
