@@ -273,6 +273,7 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags);
 void uprobe_notify_resume(struct pt_regs *regs);
 bool uprobe_deny_signal(void);
 unsigned long uprobe_rseq_ip(struct pt_regs *regs);
+void uprobe_rseq_abort(struct pt_regs *regs);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 void uprobe_handle_return(struct pt_regs *regs, unsigned long frame);
 bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
@@ -603,6 +604,10 @@ static inline bool uprobe_deny_signal(void)
 static inline unsigned long uprobe_rseq_ip(struct pt_regs *regs)
 {
 	return instruction_pointer(regs);
+}
+
+static inline void uprobe_rseq_abort(struct pt_regs *regs)
+{
 }
 
 static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)

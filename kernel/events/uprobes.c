@@ -202,8 +202,10 @@
  *   - rseq, whose critical sections a preemption, a migration or a signal
  *     aborts if the task's ip is inside one, asks where a task is in its
  *     program (uprobe_rseq_ip()): one in a stub is put back at its site
- *     first, and one in a boosted copy is at the probed instruction or the
- *     next one. Either can then be sent to the abort handler.
+ *     first, one in a boosted copy is at the probed instruction or the
+ *     next one, one stepping a copy at the probed instruction. Before
+ *     rseq sends it to the abort handler, a step is ended
+ *     (uprobe_rseq_abort()).
  *
  * Debuggers
  *   A debugger reads and writes a traced task's text through
@@ -5633,8 +5635,9 @@ static void leave_stub(struct pt_regs *regs)
  * before a signal); one in a boosted copy stands at the probed instruction
  * while the copy has not run, at the next one once it has. Either may
  * then be sent to the section's abort handler: neither leaves state of
- * ours behind. A task stepping a copy is left where it is (its step has
- * state; the step's own trap comes first).
+ * ours behind. A task stepping a copy is at the probed instruction too
+ * (its step ends with a trap right after the copy ran); sending it
+ * elsewhere takes uprobe_rseq_abort() first.
  *
  * Context: process context, on the way back to user mode, with a critical
  * section registered (rseq's resume work); may fault.
@@ -5650,10 +5653,38 @@ unsigned long uprobe_rseq_ip(struct pt_regs *regs)
 
 	leave_stub(regs);
 	ip = instruction_pointer(regs);
-	if (!current->mm || (utask && utask->state != UTASK_RUNNING))
+	if (!current->mm)
+		return ip;
+	if (utask && utask->state == UTASK_SSTEP)
+		return utask->vaddr;
+	if (utask && utask->state != UTASK_RUNNING)
 		return ip;
 	resume = boosted_resume(current->mm, ip, &vaddr, &slot);
 	return resume ? resume : ip;
+}
+
+/**
+ * uprobe_rseq_abort - rseq sends current to a critical section's abort handler
+ * @regs: current's user registers, on the way back to user mode
+ *
+ * Called after uprobe_rseq_ip() placed current inside the section, before
+ * rseq moves it: a step of a copy in progress is undone and ended (as for
+ * a fault of the copy), so that the task runs on from the handler without
+ * our trap flag, and signals held back for the step are let through.
+ *
+ * Context: process context, on the way back to user mode.
+ */
+void uprobe_rseq_abort(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!utask || utask->state != UTASK_SSTEP)
+		return;
+	end_step(utask, regs, true);
+	if (utask->signals_held) {
+		utask->signals_held = false;
+		release_signals();
+	}
 }
 
 /**
