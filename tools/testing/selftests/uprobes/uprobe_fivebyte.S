@@ -135,4 +135,45 @@ fb_framed_ret:
 	RSEQ_ADD fb_rseq_nop5, 0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
 	RSEQ_ADD fb_rseq_mov5, 0xba, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%edx */
 
+/*
+ * long fb_rseq_step(struct rseq *rs, long *counts): the same, the probed
+ * instruction being the addition itself, add fb_rseq_one(%rip),%rcx at
+ * fb_rseq_step_at: a RIP-relative operand, so stepped out of line (not
+ * boosted, not emulated, no jump site).
+ */
+	.pushsection .rodata
+	.balign	8
+fb_rseq_one:
+	.quad	1
+	.popsection
+
+	.pushsection .data
+	.balign	32
+fb_rseq_step_cs:
+	.long	0, 0
+	.quad	.Lfb_rseq_step_start
+	.quad	.Lfb_rseq_step_commit - .Lfb_rseq_step_start
+	.quad	.Lfb_rseq_step_abort
+	.popsection
+
+	.globl	fb_rseq_step, fb_rseq_step_at
+	.type	fb_rseq_step, @function
+fb_rseq_step:
+	lea	fb_rseq_step_cs(%rip), %rax
+	mov	%rax, 8(%rdi)
+.Lfb_rseq_step_start:
+	mov	4(%rdi), %eax
+	mov	(%rsi,%rax,8), %rcx
+fb_rseq_step_at:
+	add	fb_rseq_one(%rip), %rcx
+	mov	%rcx, (%rsi,%rax,8)
+.Lfb_rseq_step_commit:
+	xor	%eax, %eax
+	ret
+	.long	0x53053053
+.Lfb_rseq_step_abort:
+	mov	$1, %eax
+	ret
+	.size	fb_rseq_step, . - fb_rseq_step
+
 	.section .note.GNU-stack, "", @progbits

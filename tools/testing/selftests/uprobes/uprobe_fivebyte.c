@@ -1063,7 +1063,7 @@ static void *rseq_preempter(void *arg)
  * instruction at @sym (address @at), while a real-time thread of the same
  * CPU preempts it all the time and adds too: the counts hold every
  * commit of both (an unaborted preemption loses the other's additions),
- * and the site's first byte is the jump or the breakpoint.
+ * and the site's first byte is the jump (@jump) or the breakpoint.
  */
 static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 			bool jump, long (*add)(struct rseq *rs, long *counts),
@@ -1132,6 +1132,15 @@ TEST_F_TIMEOUT(five, rseq_aborted_at_mov5, 120)
 		return;
 	rseq_probed(_metadata, self->grp, variant->jump, fb_rseq_mov5,
 		    "fb_rseq_mov5_at", fb_rseq_mov5_at);
+}
+
+/* The same at an add that is stepped out of line (a breakpoint site). */
+TEST_F_TIMEOUT(five, rseq_aborted_at_stepped, 120)
+{
+	if (START("ufb_rseqs"))
+		return;
+	rseq_probed(_metadata, self->grp, false, fb_rseq_step,
+		    "fb_rseq_step_at", fb_rseq_step_at);
 }
 
 TEST_HARNESS_MAIN
