@@ -5636,8 +5636,10 @@ static void leave_stub(struct pt_regs *regs)
  * while the copy has not run, at the next one once it has. Either may
  * then be sent to the section's abort handler: neither leaves state of
  * ours behind. A task stepping a copy is at the probed instruction too
- * (its step ends with a trap right after the copy ran); sending it
- * elsewhere takes uprobe_rseq_abort() first.
+ * (its step ends with a trap right after the copy ran; a rep string copy
+ * running on untraced may have done part of its work, as the instruction
+ * itself interrupted there would have); sending it elsewhere takes
+ * uprobe_rseq_abort() first.
  *
  * Context: process context, on the way back to user mode, with a critical
  * section registered (rseq's resume work); may fault.
