@@ -25,7 +25,7 @@
  * no signal frame or sampled callchain ever shows a task inside a stub.
  * Both check that a restartable sequence around a probed instruction is
  * aborted by a preemption wherever our code for the hit had the task;
- * stock 6.1, which steps both instructions out of line unseen by rseq,
+ * stock 6.1, which steps these instructions out of line unseen by rseq,
  * is expected to lose additions there.
  */
 #include <errno.h>
@@ -1105,7 +1105,7 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	       commits, r.commits, aborts, total, ut_profile_hits("fb_rseq"));
 	EXPECT_LT(100, r.commits);	/* it did preempt */
 	EXPECT_LT(0, aborts);		/* and preemptions did abort */
-	/* Stock steps both instructions out of line, unseen by rseq. */
+	/* Stock steps these instructions out of line, unseen by rseq. */
 	if (ut_impl_is_stock() && total < commits + r.commits) {
 		UT_STOCK_FAILS("%ld additions lost: sequences not aborted",
 			       commits + r.commits - total);
