@@ -1022,15 +1022,6 @@ TEST_F(five, mremap_moves_site)
 	munmap(moved, len);
 }
 
-/* This thread's rseq area, which glibc registered; NULL if it has none. */
-static struct rseq *this_rseq(void)
-{
-	if (!__rseq_size)
-		return NULL;
-	return (struct rseq *)((char *)__builtin_thread_pointer() +
-			       __rseq_offset);
-}
-
 struct rseq_run {
 	long (*add)(struct rseq *rs, long *counts);
 	long *counts;
@@ -1047,7 +1038,7 @@ static void *rseq_preempter(void *arg)
 {
 	struct timespec nap = { .tv_nsec = RSEQ_NAP_NS };
 	struct rseq_run *r = arg;
-	struct rseq *rs = this_rseq();
+	struct rseq *rs = ut_rseq_area();
 
 	while (rs && !UT_READ_ONCE(r->stop)) {
 		nanosleep(&nap, NULL);
@@ -1073,7 +1064,7 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	struct sched_param prio = { .sched_priority = 1 };
 	struct rseq_run r = { .add = add, .counts = counts };
 	long commits = 0, aborts = 0, total = 0, i;
-	struct rseq *rs = this_rseq();
+	struct rseq *rs = ut_rseq_area();
 	pthread_attr_t attr;
 	pthread_t thread;
 	time_t end;

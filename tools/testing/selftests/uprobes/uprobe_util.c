@@ -1536,11 +1536,19 @@ int ut_fail_nth_set(int fd, unsigned int n)
 	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
 }
 
+struct rseq *ut_rseq_area(void)
+{
+	if (!__rseq_size)	/* glibc did not register one */
+		return NULL;
+	return (struct rseq *)((char *)__builtin_thread_pointer() +
+			       __rseq_offset);
+}
+
 int ut_rseq_unregister(void)
 {
-	void *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+	struct rseq *area = ut_rseq_area();
 
-	if (!__rseq_size)	/* glibc did not register one */
+	if (!area)
 		return 0;
 	if (syscall(__NR_rseq, area, sizeof(struct rseq), RSEQ_FLAG_UNREGISTER,
 		    RSEQ_SIG))

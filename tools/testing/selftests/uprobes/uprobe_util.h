@@ -367,6 +367,9 @@ int ut_fi_setup(void);
 void ut_fi_restore(void);
 int ut_fail_nth_set(int fd, unsigned int n);
 long ut_fail_nth_get(int fd);
+struct rseq;
+/* This thread's rseq area, which glibc registered; NULL if it has none. */
+struct rseq *ut_rseq_area(void);
 /*
  * Take this thread's rseq area back from the kernel (0 or -errno): a fault
  * still armed when fork() returns would otherwise fail the copy-on-write of
