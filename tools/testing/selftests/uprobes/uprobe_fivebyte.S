@@ -91,16 +91,26 @@ fb_framed_ret:
 	.size	fb_framed_caller, . - fb_framed_caller
 
 /*
- * long fb_rseq_nop5(struct rseq *rs, long *counts) and fb_rseq_mov5(rs,
- * counts): one restartable sequence each that adds 1 to
- * counts[rs->cpu_id], with a probed 5-byte instruction (a nop at
- * fb_rseq_nop5_at, a mov $imm32,%edx at fb_rseq_mov5_at) between the load
- * and the store that commits. Return 0 once committed, 1 when the kernel
- * aborted the sequence (the caller tries again). A preemption anywhere
- * between the load and the commit must abort it, or the store puts back
- * a count that another thread of the CPU has moved on meanwhile.
+ * long fb_rseq_nop5(struct rseq *rs, long *counts), fb_rseq_mov5(rs,
+ * counts) and fb_rseq_step(rs, counts): one restartable sequence each that
+ * adds 1 to counts[rs->cpu_id], with a probed instruction between the load
+ * and the store that commits: a 5-byte nop at fb_rseq_nop5_at, a
+ * mov $imm32,%edx at fb_rseq_mov5_at, or at fb_rseq_step_at the addition
+ * itself, add fb_rseq_one(%rip),%rcx (a RIP-relative operand: stepped out
+ * of line, no boost, no emulation, no jump site). Return 0 once committed,
+ * 1 when the kernel aborted the sequence (the caller tries again). A
+ * preemption anywhere between the load and the commit must abort it, or
+ * the store puts back a count that another thread of the CPU has moved on
+ * meanwhile. RSEQ_ADD's @site is the probed instruction; with @add, the
+ * addition to the count in %rcx follows it.
  */
-.macro RSEQ_ADD name, b0, b1, b2, b3, b4
+	.pushsection .rodata
+	.balign	8
+fb_rseq_one:
+	.quad	1
+	.popsection
+
+.macro RSEQ_ADD name, add, site:vararg
 	.pushsection .data
 	.balign	32
 \name\()_cs:				/* struct rseq_cs */
@@ -119,8 +129,10 @@ fb_framed_ret:
 	mov	4(%rdi), %eax			/* rs->cpu_id */
 	mov	(%rsi,%rax,8), %rcx
 \name\()_at:
-	.byte	\b0, \b1, \b2, \b3, \b4
+	\site
+	.if	\add
 	add	$1, %rcx
+	.endif
 	mov	%rcx, (%rsi,%rax,8)		/* the commit */
 .L\name\()_commit:
 	xor	%eax, %eax
@@ -132,48 +144,8 @@ fb_framed_ret:
 	.size	\name, . - \name
 .endm
 
-	RSEQ_ADD fb_rseq_nop5, 0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
-	RSEQ_ADD fb_rseq_mov5, 0xba, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%edx */
-
-/*
- * long fb_rseq_step(struct rseq *rs, long *counts): the same, the probed
- * instruction being the addition itself, add fb_rseq_one(%rip),%rcx at
- * fb_rseq_step_at: a RIP-relative operand, so stepped out of line (not
- * boosted, not emulated, no jump site).
- */
-	.pushsection .rodata
-	.balign	8
-fb_rseq_one:
-	.quad	1
-	.popsection
-
-	.pushsection .data
-	.balign	32
-fb_rseq_step_cs:
-	.long	0, 0
-	.quad	.Lfb_rseq_step_start
-	.quad	.Lfb_rseq_step_commit - .Lfb_rseq_step_start
-	.quad	.Lfb_rseq_step_abort
-	.popsection
-
-	.globl	fb_rseq_step, fb_rseq_step_at
-	.type	fb_rseq_step, @function
-fb_rseq_step:
-	lea	fb_rseq_step_cs(%rip), %rax
-	mov	%rax, 8(%rdi)
-.Lfb_rseq_step_start:
-	mov	4(%rdi), %eax
-	mov	(%rsi,%rax,8), %rcx
-fb_rseq_step_at:
-	add	fb_rseq_one(%rip), %rcx
-	mov	%rcx, (%rsi,%rax,8)
-.Lfb_rseq_step_commit:
-	xor	%eax, %eax
-	ret
-	.long	0x53053053
-.Lfb_rseq_step_abort:
-	mov	$1, %eax
-	ret
-	.size	fb_rseq_step, . - fb_rseq_step
+	RSEQ_ADD fb_rseq_nop5, 1, .byte 0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
+	RSEQ_ADD fb_rseq_mov5, 1, .byte 0xba, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%edx */
+	RSEQ_ADD fb_rseq_step, 0, add fb_rseq_one(%rip), %rcx
 
 	.section .note.GNU-stack, "", @progbits
