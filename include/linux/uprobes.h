@@ -284,8 +284,9 @@ void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 int uprobe_user_stack_fixups(struct pt_regs *regs, unsigned long sp,
 			     unsigned long size, struct uprobe_stack_fixup *fix,
 			     int max);
-void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
-			unsigned long addr, void *buf, int len);
+bool uprobe_remote_read(struct vm_area_struct *vma, struct page *page,
+			const void *kaddr, unsigned long addr, void *buf,
+			int len);
 bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
 			 void *kaddr, unsigned long addr, const void *buf,
 			 int len);
@@ -639,10 +640,11 @@ static inline int uprobe_user_stack_fixups(struct pt_regs *regs,
 	return 0;
 }
 
-static inline void uprobe_remote_read(struct vm_area_struct *vma,
-				      const void *kaddr, unsigned long addr,
-				      void *buf, int len)
+static inline bool uprobe_remote_read(struct vm_area_struct *vma,
+				      struct page *page, const void *kaddr,
+				      unsigned long addr, void *buf, int len)
 {
+	return false;
 }
 
 static inline bool uprobe_remote_write(struct vm_area_struct *vma,

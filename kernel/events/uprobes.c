@@ -292,6 +292,9 @@
  *   analyse_lock	decoding a probe with the first mm it goes into
  *			(analyse_in()), where the architecture needs an mm.
  *   xol_area->lock	allocating and filling a new XOL slot.
+ *   uprobes_mm->remote_lock  a debugger's access of the mm's text (under
+ *			the mmap_lock held for read); it may send IPIs
+ *			(__restore_jump()).
  *   uprobes_mm->stub_lock  spinlock; a change of the mm's stub areas, under
  *			the mmap_lock (write: a new area; read or write: an
  *			area unmapped).
@@ -439,13 +442,13 @@ static u32 uprobes_next_key;
  * @shown: what a debugger reads at @vaddr while our breakpoint is there:
  *	the original opcode, or what it wrote over it (its own breakpoint,
  *	which then traps for it; see "Debuggers"). Written under the
- *	mmap_lock, for read by a debugger's write (two debuggers writing the
- *	same site at once leave one of their values), read by the hit path
- *	with READ_ONCE()
+ *	mmap_lock, also held for read with &uprobes_mm.remote_lock by a
+ *	debugger's write, read by the hit path with READ_ONCE()
  * @stub: while not 0, the site is entered through a jump to the stub at
  *	this user address instead of our breakpoint (see "Jump sites");
  *	set and cleared under the mmap_lock held for write, also cleared by a
- *	debugger's write under the mmap_lock held for read
+ *	debugger's write under the mmap_lock held for read and
+ *	&uprobes_mm.remote_lock
  * @jump_len: how many bytes the jump covers, with @stub
  * @no_jump: the site cannot become a jump site (no stub in reach, its bytes
  *	are not the instruction's, another site inside them): it keeps the
@@ -494,6 +497,11 @@ struct uprobe_site {
  * @stub_lock: taken to change @stubs, which happens under the mmap_lock
  *	held for write (a new area) or for read (munmap() of an area)
  * @stubs: the mm's stub areas (see "Jump sites"), read under RCU
+ * @remote_lock: held by every debugger access of the mm's text
+ *	(uprobe_remote_read(), uprobe_remote_write(), under the mmap_lock
+ *	held for read): what such a write changes in a site (@shown, the
+ *	jump it takes out) changes under it, so two of them never see a
+ *	site half changed
  */
 struct uprobes_mm {
 	struct xarray sites;
@@ -504,6 +512,7 @@ struct uprobes_mm {
 	unsigned long zapping;
 	spinlock_t stub_lock;	/* see the kernel-doc above */
 	struct uprobe_stub_area __rcu *stubs[UPROBE_STUB_AREAS];
+	struct mutex remote_lock;	/* see the kernel-doc above */
 };
 
 static struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
@@ -1248,6 +1257,7 @@ static struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
 		return NULL;
 	xa_init(&um->sites);
 	spin_lock_init(&um->stub_lock);
+	mutex_init(&um->remote_lock);
 	/* Initialised first: pairs with smp_load_acquire() in uprobes_mm_of(). */
 	smp_store_release(&mm->uprobes_state.sites, um);
 	return um;
@@ -1796,39 +1806,40 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 
 /* ------------------------------------------------------- debuggers */
 
-/* How many bytes of the text @site changed: its breakpoint, or its jump. */
-static unsigned int site_len(struct uprobe_site *site)
-{
-	return READ_ONCE(site->stub) ? site->jump_len : UPROBE_SWBP_INSN_SIZE;
-}
-
 /*
  * The next site of @um, from *@index up to @last, with our breakpoint or
  * jump in the page of @vma that @kaddr maps: attached, wholly in that page
- * and in @vma, and ending after @first. Caller holds the mmap_lock.
+ * and in @vma, and ending after @first. *@len gets how many bytes of the
+ * text it changed, read once. Caller holds the mmap_lock and
+ * @um->remote_lock.
  */
 static struct uprobe_site *next_site_in_page(struct uprobes_mm *um,
 					     struct vm_area_struct *vma,
 					     const void *kaddr,
 					     unsigned long *index,
 					     unsigned long first,
-					     unsigned long last)
+					     unsigned long last,
+					     unsigned int *len)
 {
 	unsigned long page = *index & PAGE_MASK;
 	struct uprobe_site *site;
 	uprobe_opcode_t cur = 0;
+	unsigned long stub;
 
 	mmap_assert_locked(vma->vm_mm);
+	lockdep_assert_held(&um->remote_lock);
 	xa_for_each_range(&um->sites, *index, site, *index, last) {
+		stub = READ_ONCE(site->stub);
+		*len = stub ? site->jump_len : UPROBE_SWBP_INSN_SIZE;
 		if (site->detached || site->pending ||
-		    site->vaddr + site_len(site) <= first ||
+		    site->vaddr + *len <= first ||
 		    site->vaddr < vma->vm_start ||
-		    site->vaddr + site_len(site) > vma->vm_end ||
-		    site->vaddr + site_len(site) > page + PAGE_SIZE)
+		    site->vaddr + *len > vma->vm_end ||
+		    site->vaddr + *len > page + PAGE_SIZE)
 			continue;
 		memcpy(&cur, kaddr + (site->vaddr - page),
 		       UPROBE_SWBP_INSN_SIZE);
-		if (READ_ONCE(site->stub) || is_swbp_insn(&cur)) {
+		if (stub || is_swbp_insn(&cur)) {
 			(*index)++;
 			return site;
 		}
@@ -1850,38 +1861,86 @@ static unsigned long first_site_index(struct vm_area_struct *vma,
 /**
  * uprobe_remote_read - show a debugger the text under our breakpoints
  * @vma: the mapping read; its mm's mmap_lock is held
- * @kaddr: a kernel mapping of the page read
+ * @page: the page read
+ * @kaddr: a kernel mapping of @page
  * @addr: the user address of @buf[0], in that page
- * @buf: what access_remote_vm() just copied from it
+ * @buf: where the bytes go
  * @len: how many bytes
  *
  * ptrace() and /proc/pid/mem read what is there for the debugger where our
  * breakpoint is: the original instruction, or the breakpoint the debugger
- * wrote over ours.
+ * wrote over ours. The copy and the fix-ups are made under the mm's
+ * remote_lock, which every change a debugger makes to a site also holds,
+ * so a read sees a site whole, before or after such a change.
+ *
+ * Return: true if the read was done here, false if the caller does it
+ * (no probe in the process).
  */
-void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
-			unsigned long addr, void *buf, int len)
+bool uprobe_remote_read(struct vm_area_struct *vma, struct page *page,
+			const void *kaddr, unsigned long addr, void *buf,
+			int len)
 {
 	struct uprobes_mm *um = uprobes_mm_of(vma->vm_mm);
 	unsigned long index, from, to;
 	struct uprobe_site *site;
 	u8 orig[UPROBE_JUMP_MAX];
 	uprobe_opcode_t shown;
+	unsigned int n;
 
 	if (!um || !vma->vm_file || len <= 0)
-		return;
+		return false;
+	mutex_lock(&um->remote_lock);
+	copy_from_user_page(vma, page, addr, buf,
+			    kaddr + offset_in_page(addr), len);
 	index = first_site_index(vma, addr);
 	while ((site = next_site_in_page(um, vma, kaddr, &index, addr,
-					 addr + len - 1))) {
+					 addr + len - 1, &n))) {
 		shown = READ_ONCE(site->shown);
 		/* A jump site: the rest of the instruction, from @saved. */
-		memcpy(orig, site->saved, site_len(site));
+		memcpy(orig, site->saved, n);
 		memcpy(orig, &shown, UPROBE_SWBP_INSN_SIZE);
 		from = max(site->vaddr, addr);
-		to = min(site->vaddr + site_len(site), addr + len);
+		to = min(site->vaddr + n, addr + len);
+		if (WARN_ON_ONCE(to <= from))
+			continue;
 		memcpy(buf + (from - addr), orig + (from - site->vaddr),
 		       to - from);
 	}
+	mutex_unlock(&um->remote_lock);
+	return true;
+}
+
+/* An interrupt on every CPU; its return serialises what the CPU executes. */
+static void sync_cpus_ipi(void *info)
+{
+}
+
+/*
+ * Put our breakpoint back over the jump of @site in @page, which @kaddr
+ * maps at @page_va and other threads may be running, as a debugger's write
+ * over the jump must (see "Debuggers"): the breakpoint first, so that a
+ * CPU that fetches the site from then on traps there; every CPU
+ * serialised, so that none runs the jump it fetched before; then the rest
+ * of the instruction, and the CPUs serialised again before the debugger's
+ * own bytes go in. No CPU ever runs a jump whose displacement is half
+ * written. Caller holds the mmap_lock and @um->remote_lock.
+ */
+static void __restore_jump(struct uprobes_mm *um, struct vm_area_struct *vma,
+			   struct page *page, void *kaddr,
+			   unsigned long page_va, struct uprobe_site *site)
+{
+	const unsigned int bp = UPROBE_SWBP_INSN_SIZE;
+	void *at = kaddr + (site->vaddr - page_va);
+
+	lockdep_assert_held(&um->remote_lock);
+	copy_to_user_page(vma, page, site->vaddr, at, site->saved, bp);
+	WRITE_ONCE(site->stub, 0);
+	/* Pairs with the serialising return from this interrupt on each CPU. */
+	on_each_cpu(sync_cpus_ipi, NULL, 1);
+	copy_to_user_page(vma, page, site->vaddr + bp, at + bp,
+			  site->saved + bp, site->jump_len - bp);
+	/* The same, for the rest of the instruction. */
+	on_each_cpu(sync_cpus_ipi, NULL, 1);
 }
 
 /**
@@ -1897,7 +1956,9 @@ void uprobe_remote_read(struct vm_area_struct *vma, const void *kaddr,
  * (&struct uprobe_site.shown): the original instruction, or a breakpoint,
  * keep ours in memory (a breakpoint of the debugger's then traps for it:
  * find_hit()); anything else is written, and the probe is off at that
- * address in this process.
+ * address in this process. A write that touches a jump site puts our
+ * breakpoint back first (__restore_jump()). All of it under the mm's
+ * remote_lock, which every debugger access of the mm takes.
  *
  * Return: true if the write was done here, false if the caller does it
  * (nothing of ours in the range).
@@ -1911,24 +1972,24 @@ bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
 	struct uprobe_site *site;
 	uprobe_opcode_t shown;
 	bool found = false;
+	unsigned int n;
 
 	if (!um || !vma->vm_file || len <= 0)
 		return false;
+	mutex_lock(&um->remote_lock);
 	index = first_site_index(vma, addr);
 	while ((site = next_site_in_page(um, vma, kaddr, &index, addr,
-					 addr + len - 1))) {
+					 addr + len - 1, &n))) {
 		found = true;
-		if (READ_ONCE(site->stub)) {
-			/* Our breakpoint back first, in this page. */
-			copy_to_user_page(vma, page, site->vaddr,
-					  kaddr + (site->vaddr - page_va),
-					  site->saved, site->jump_len);
-			WRITE_ONCE(site->stub, 0);
+		if (n != UPROBE_SWBP_INSN_SIZE) {
+			__restore_jump(um, vma, page, kaddr, page_va, site);
 			if (site->vaddr + UPROBE_SWBP_INSN_SIZE <= addr)
 				continue;	/* the write starts after it */
 		}
 		from = max(site->vaddr, addr);
 		to = min(site->vaddr + UPROBE_SWBP_INSN_SIZE, addr + len);
+		if (WARN_ON_ONCE(to <= from))
+			continue;
 		if (from > done)
 			copy_to_user_page(vma, page, done,
 					  kaddr + (done - page_va),
@@ -1949,12 +2010,11 @@ bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
 				      current->comm, task_pid_nr(current),
 				      site->vaddr);
 	}
-	if (!found)
-		return false;
-	if (addr + len > done)
+	if (found && addr + len > done)
 		copy_to_user_page(vma, page, done, kaddr + (done - page_va),
 				  buf + (done - addr), addr + len - done);
-	return true;
+	mutex_unlock(&um->remote_lock);
+	return found;
 }
 
 /* ---------------------------------------------------------- walks */
@@ -2971,6 +3031,7 @@ int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
 		return -ENOMEM;
 	xa_init(&um->sites);
 	spin_lock_init(&um->stub_lock);
+	mutex_init(&um->remote_lock);
 	um->vmas_changed = old_um->vmas_changed;
 	/* Freed with the child if the fork fails from here on. */
 	smp_store_release(&newmm->uprobes_state.sites, um);
