@@ -190,7 +190,9 @@
  *     and syscall user dispatch let it through
  *     (uprobe_syscall_from_trampoline()); from anywhere else it is SIGILL.
  *   - A program that unmaps a stub area faults at its next jump there, as
- *     one that unmaps its XOL area does.
+ *     one that unmaps its XOL area does, until the jumps into the area are
+ *     undone, which happens before any new area is mapped (it could land
+ *     at the same address): a jump never leads to another site's stub.
  *   - No one sees a task inside a stub: a signal that finds it there (an
  *     interrupt came between the jump and the system call) first puts it
  *     back at the site with the program's registers
@@ -3777,6 +3779,9 @@ MODULE_PARM_DESC(jump_sites, "Enter probed instructions that allow it through a 
 /**
  * struct uprobe_stub_area - one page of stubs mapped in one mm
  * @start: its user address
+ * @closed: the program unmapped the area (stub_close(), under
+ *	&uprobes_mm.stub_lock); it stays in the table, standing for no site,
+ *	until the jumps that lead there are undone (reap_closed_areas())
  * @rcu: deferred free
  * @vaddr: per stub, the probed address whose jump leads to it (0: free).
  *	An entry is set once, under the mmap_lock held for write, and never
@@ -3786,6 +3791,7 @@ MODULE_PARM_DESC(jump_sites, "Enter probed instructions that allow it through a 
  */
 struct uprobe_stub_area {
 	unsigned long start;
+	bool closed;
 	struct rcu_head rcu;
 	unsigned long vaddr[UPROBE_STUBS_PER_AREA];
 };
@@ -3798,10 +3804,14 @@ static int stub_mremap(const struct vm_special_mapping *sm,
 }
 
 /*
- * @vma, a stub area, is unmapped (munmap(), or the mm's exit, when the
- * table is gone already): forget the area. A site whose jump leads there
+ * @vma, a stub area, is unmapped (munmap(), under the mmap_lock held for
+ * read or write, or the mm's exit, when the table is gone already): the
+ * area stands for no site from now on. A site whose jump leads there
  * faults at its next execution (the program unmapped our code), as a task
- * of an mm that unmapped its XOL area does.
+ * of an mm that unmapped its XOL area does, until its jump is undone:
+ * before another area can be mapped, at that address or any other
+ * (reap_closed_areas()), so that no jump ever leads to a stub of
+ * another site.
  */
 static void stub_close(const struct vm_special_mapping *sm,
 		       struct vm_area_struct *vma)
@@ -3816,10 +3826,8 @@ static void stub_close(const struct vm_special_mapping *sm,
 	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
 		area = rcu_dereference_protected(um->stubs[i],
 						 lockdep_is_held(&um->stub_lock));
-		if (area && area->start == vma->vm_start) {
-			RCU_INIT_POINTER(um->stubs[i], NULL);
-			kfree_rcu(area, rcu);
-		}
+		if (area && area->start == vma->vm_start)
+			WRITE_ONCE(area->closed, true);
 	}
 	spin_unlock(&um->stub_lock);
 }
@@ -3855,7 +3863,7 @@ static unsigned long stub_site(struct uprobes_mm *um, unsigned long stub)
 		if (!area || stub - area->start >= PAGE_SIZE)
 			continue;
 		off = stub - area->start;
-		if (off % UPROBE_STUB_BYTES)
+		if (off % UPROBE_STUB_BYTES || READ_ONCE(area->closed))
 			return 0;
 		return READ_ONCE(area->vaddr[off / UPROBE_STUB_BYTES]);
 	}
@@ -3954,10 +3962,54 @@ free_area:
 }
 
 /*
+ * Undo the jumps that lead into the areas of @um that the program
+ * unmapped, and free those areas. Caller holds @mm's mmap_lock for write.
+ *
+ * Return: true if no closed area is left; false if a jump could not be
+ * undone (no memory): then no new area may be mapped, as it could land
+ * where the closed one was.
+ */
+static bool reap_closed_areas(struct mm_struct *mm, struct uprobes_mm *um)
+{
+	struct uprobe_stub_area *area;
+	struct uprobe_site *site;
+	unsigned long stub;
+	unsigned int i, j;
+	bool left = false;
+
+	mmap_assert_write_locked(mm);
+	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
+		area = stub_area(mm, um, i);
+		if (!area || !READ_ONCE(area->closed))
+			continue;
+		for (j = 0; j < UPROBE_STUBS_PER_AREA; j++) {
+			if (!area->vaddr[j])
+				continue;
+			stub = area->start + j * UPROBE_STUB_BYTES;
+			site = xa_load(&um->sites, area->vaddr[j]);
+			if (!site || site->stub != stub)
+				continue;
+			if (undo_jump(mm, site)) {
+				left = true;
+				break;
+			}
+		}
+		if (j < UPROBE_STUBS_PER_AREA)
+			continue;
+		spin_lock(&um->stub_lock);
+		RCU_INIT_POINTER(um->stubs[i], NULL);
+		spin_unlock(&um->stub_lock);
+		kfree_rcu(area, rcu);
+	}
+	return !left;
+}
+
+/*
  * The stub for the site at @vaddr of @mm: the one that stands for it
  * already, else a free one in an area within reach, mapped now if need
- * be. Returns its user address, or 0: no room within reach, or @mm has
- * UPROBE_STUB_AREAS areas already, all full or out of reach.
+ * be. Returns its user address, or 0: no room within reach, @mm has
+ * UPROBE_STUB_AREAS areas already, all full or out of reach, or the jumps
+ * into an area the program unmapped could not be undone.
  */
 static unsigned long get_stub(struct mm_struct *mm, struct uprobes_mm *um,
 			      unsigned long vaddr)
@@ -3966,6 +4018,8 @@ static unsigned long get_stub(struct mm_struct *mm, struct uprobes_mm *um,
 	unsigned int i, j, hole = UPROBE_STUB_AREAS, free = 0;
 
 	mmap_assert_write_locked(mm);
+	if (!reap_closed_areas(mm, um))
+		return 0;
 	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
 		area = stub_area(mm, um, i);
 		if (!area) {
@@ -4188,7 +4242,7 @@ static void dup_stub_areas(struct mm_struct *newmm, struct uprobes_mm *um,
 
 	for (i = 0; i < UPROBE_STUB_AREAS; i++) {
 		area = rcu_dereference_protected(old_um->stubs[i], 1);
-		if (!area)
+		if (!area || area->closed)
 			continue;
 		vma = vma_lookup(newmm, area->start);
 		if (!vma || !vma_is_special_mapping(vma, &stub_mapping))
