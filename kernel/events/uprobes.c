@@ -4577,10 +4577,22 @@ static int dup_return_table(struct xol_area *area, struct xol_area *child,
  * @t: the new task, a bytewise copy of its parent so far
  * @flags: its clone flags
  *
- * A new task starts with none, except a child forked inside functions
- * whose returns are probed: its stack returns through the trampoline, so
- * it gets the parent's pending return probes and an XOL area at the same
- * address (the area itself is not inherited: VM_DONTCOPY).
+ * A new task starts with none, except a child made inside functions whose
+ * returns are probed that returns through them:
+ *  - a forked child: its stack returns through the trampoline or the
+ *    stubs, so it gets the parent's pending return probes and an XOL
+ *    area at the same address (the area itself is not inherited:
+ *    VM_DONTCOPY), with its own return table;
+ *  - a vfork() child (CLONE_VM | CLONE_VFORK): it runs on the parent's
+ *    stack in the parent's mm until it execs or exits, and returns from
+ *    vfork() itself, and so from a probed function, through the same
+ *    addresses: it gets copies of the pending returns, which own no stub
+ *    (the parent's instances keep theirs, and the table slots they fill
+ *    are the mm's);
+ *  - any other CLONE_VM child (a thread, a clone() with a stack of its
+ *    own) gets none: two tasks cannot run on one stack at once, so it
+ *    starts on a stack of its own and never returns through the parent's
+ *    frames.
  */
 void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 {
@@ -4589,9 +4601,17 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 	struct return_instance *ri;
 
 	t->utask = NULL;
-	if (!utask || !utask->return_instances || (flags & CLONE_VM) ||
-	    !t->mm || !current->mm)
+	if (!utask || !utask->return_instances || !t->mm || !current->mm)
 		return;
+	if (flags & CLONE_VM) {
+		if (!(flags & CLONE_VFORK))
+			return;
+		if (dup_return_instances(t, utask))
+			goto notice;
+		for (ri = t->utask->return_instances; ri; ri = ri->next)
+			ri->stub = -1;
+		return;
+	}
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
 	if (!area || dup_return_instances(t, utask))
