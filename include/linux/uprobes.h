@@ -200,6 +200,8 @@ struct return_instance {
  *	reported to a debugger whose breakpoint is over ours; the next trap
  *	there, before any single-step trap, is the debugger resuming the task
  *	at the instruction, which then runs without the handlers. 0 for none
+ * @unseen_syscall: the task is in a system call of uprobes' trampoline or
+ *	stubs, whose exit no tracer sees (uprobe_syscall_exit_unseen())
  */
 struct uprobe_task {
 	enum uprobe_task_state state;
@@ -213,6 +215,7 @@ struct uprobe_task {
 	struct return_instance *spare_instances;
 	unsigned int nr_spare;
 	bool signals_held;
+	bool unseen_syscall;
 	unsigned long debugger_vaddr;
 };
 
@@ -277,6 +280,9 @@ void uprobe_rseq_abort(struct pt_regs *regs);
 unsigned long uprobe_get_trap_addr(struct pt_regs *regs);
 void uprobe_handle_return(struct pt_regs *regs, unsigned long frame);
 bool uprobe_syscall_from_trampoline(struct pt_regs *regs);
+bool uprobe_syscall_enter_unseen(struct pt_regs *regs);
+void uprobe_syscall_unseen(void);
+bool uprobe_syscall_exit_unseen(void);
 struct page *uprobe_return_table(struct mm_struct *mm);
 void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 				 unsigned int nr);
@@ -617,6 +623,16 @@ static inline unsigned long uprobe_get_trap_addr(struct pt_regs *regs)
 }
 
 static inline bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline bool uprobe_syscall_enter_unseen(struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline bool uprobe_syscall_exit_unseen(void)
 {
 	return false;
 }

@@ -309,6 +309,9 @@
  *   reclaim) can take: mmput() -> uprobe_clear_state() takes only the
  *   dying mm's own mmap_lock, which nobody else can hold then.
  */
+#ifdef CONFIG_GENERIC_ENTRY
+#include <linux/entry-common.h>
+#endif
 #include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/kdebug.h>
@@ -5322,6 +5325,77 @@ bool uprobe_syscall_from_trampoline(struct pt_regs *regs)
 	/* Pairs with smp_store_release() in map_xol_area(). */
 	area = smp_load_acquire(&mm->uprobes_state.xol_area);
 	return arch_uretprobe_is_syscall(trampoline_vaddr(area), regs);
+}
+
+/**
+ * uprobe_syscall_enter_unseen - keep one of uprobes' system calls from tracers
+ * @regs: the user registers at system call entry
+ *
+ * Called first by the system call entry work, before ptrace, seccomp,
+ * syscall user dispatch, the tracepoint and audit: a call of uprobes'
+ * trampoline or stubs (uprobe_syscall_from_trampoline()) is the kernel's,
+ * made for a probe, and none of them sees it, on entry or, the task being
+ * marked for uprobe_syscall_exit_unseen(), on exit.
+ *
+ * Return: true if the entry work is to be skipped for this call.
+ */
+bool uprobe_syscall_enter_unseen(struct pt_regs *regs)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (!uprobe_syscall_from_trampoline(regs)) {
+		if (unlikely(utask && utask->unseen_syscall))
+			utask->unseen_syscall = false;	/* never exited */
+		return false;
+	}
+	utask = get_utask();
+	if (!utask)
+		return false;	/* seen, then */
+	utask->unseen_syscall = true;
+	return true;
+}
+
+/**
+ * uprobe_syscall_unseen - one of uprobes' system calls is running
+ *
+ * Called by the architecture's system calls for uprobes' trampoline and
+ * stubs, once they know the call is one, so that its exit is kept from
+ * the exit work and rseq's debug check even when its entry had no work
+ * (uprobe_syscall_enter_unseen() not called). The mark is only set when
+ * something will look at it on this call's exit.
+ */
+void uprobe_syscall_unseen(void)
+{
+	struct uprobe_task *utask = current->utask;
+
+#ifdef CONFIG_GENERIC_ENTRY
+	if (!IS_ENABLED(CONFIG_DEBUG_RSEQ) &&
+	    !(READ_ONCE(current_thread_info()->syscall_work) &
+	      SYSCALL_WORK_EXIT))
+		return;
+#endif
+	utask = get_utask();
+	if (utask)
+		utask->unseen_syscall = true;
+}
+
+/**
+ * uprobe_syscall_exit_unseen - is the system call ending one of uprobes'?
+ *
+ * Called by the system call exit path before its exit work (tracers,
+ * audit, the tracepoint) and rseq's debug check, when either is to run.
+ *
+ * Return: true, once, if the call ending is one of uprobes' that no
+ * tracer is to see.
+ */
+bool uprobe_syscall_exit_unseen(void)
+{
+	struct uprobe_task *utask = current->utask;
+
+	if (likely(!utask || !utask->unseen_syscall))
+		return false;
+	utask->unseen_syscall = false;
+	return true;
 }
 
 /*

@@ -227,8 +227,10 @@
  * syscall user dispatch let exactly that call through unfiltered
  * (patches/0004): a sandbox whose allow-list never names 335 keeps working
  * while traced, and nothing else can use the number to get past a filter.
- * Should the call still not happen (a ptrace tracer skipping it), the int3
- * behind it traps and arch_uretprobe_trap() restores the same registers.
+ * Tracers do not see it either: the system call entry and exit work skip
+ * both of uprobes' calls (uprobe_syscall_enter_unseen(), patches/0023).
+ * Should the call still not happen, the int3 behind it traps and
+ * arch_uretprobe_trap() restores the same registers.
  * 32-bit code returns to a plain int3 (a trampoline below 4 GiB only).
  *
  * The return table is a page per mm (the core's, uprobe_return_table())
@@ -265,7 +267,8 @@
  * the program at the site, and the core runs the hit (uprobe_stub_hit());
  * the task leaves with iret, like a return probe, wherever the hit sent
  * it. From anywhere else than a stub in use: SIGILL. seccomp lets exactly
- * the stubs' call through (uprobe_syscall_from_trampoline()). A debugger
+ * the stubs' call through (uprobe_syscall_from_trampoline()), and no
+ * tracer sees it (strace shows no 336, and none can skip it). A debugger
  * single-stepping the program into a jump gets a #DB at the stub's start:
  * aup_debug() turns it into a breakpoint hit of the site, handled on the
  * way out (TIF_UPROBE), so the debugger sees one step from the site to the
@@ -2145,6 +2148,7 @@ SYSCALL_DEFINE0(uretprobe)
 	frame = aup_tramp_restore(regs);
 	if (!frame)
 		goto sigill;
+	uprobe_syscall_unseen();
 	/* Not a system call for signal restarting: ax is the return value. */
 	regs->orig_ax = -1;
 	uprobe_handle_return(regs, frame);
@@ -2332,6 +2336,7 @@ SYSCALL_DEFINE0(uprobe)
 	regs->r11 = r11;
 	regs->cx = cx;
 	regs->sp += AUP_STUB_SAVED * sizeof(long) + AUP_RED_ZONE;
+	uprobe_syscall_unseen();
 	/* Not a system call for signal restarting: ax is the program's. */
 	regs->orig_ax = -1;
 	uprobe_stub_hit(regs, vaddr);
