@@ -253,6 +253,7 @@ int uprobe_get_stats(struct inode *inode, loff_t offset,
 struct uprobe *uprobe_stats_hold(struct inode *inode, loff_t offset);
 void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats);
 void uprobe_stats_peek(struct uprobe *uprobe, struct uprobe_stats *stats);
+bool uprobe_stats_settled(struct uprobe *uprobe);
 void uprobe_synchronize(void);
 
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
@@ -536,6 +537,11 @@ static inline void uprobe_stats_peek(struct uprobe *uprobe,
 				     struct uprobe_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
+}
+
+static inline bool uprobe_stats_settled(struct uprobe *uprobe)
+{
+	return true;
 }
 
 static inline void uprobe_synchronize(void)

@@ -283,6 +283,29 @@
  *   removed between the trap and the lookup restarts the task at the
  *   restored instruction instead of sending it a SIGTRAP.
  *
+ * The hit path and uprobes_srcu
+ *   uprobes_srcu is global: a reader that never leaves its read section
+ *   holds up every unregistration in the system, and tracefs with it,
+ *   which waits for the grace period under event_mutex. A process can make
+ *   any access to its own memory wait for ever (a page of a file on its
+ *   own FUSE mount whose server never answers a read, userfaultfd), and so
+ *   any wait for its mmap_lock (a writer queued behind a reader stuck in
+ *   such a fault). So in its read section a hit only looks up the site,
+ *   runs the handlers and counts the hit, and then carries out the
+ *   instruction only in ways that neither fault nor wait: an emulation
+ *   with page faults disabled (it declines rather than fault, and the
+ *   instruction runs from its slot, where a fault is the program's own, in
+ *   user mode), a boost or a step from a slot found ready. Anything else
+ *   (a return probe's hijack of the return address, removing the site,
+ *   mapping the XOL area or filling a slot, waiting for retired slots, the
+ *   slow lookups after VMA changes under the mmap_lock, making a jump site)
+ *   comes after the hit left the read section for a reference on the
+ *   probe (struct hit_guard, hit_hold()). A task is sent into a slot only
+ *   from a read section, as the slot's reuse requires (hit_slot()).
+ *   A consumer's handler runs in the read section and must not wait for
+ *   the task's memory either (trace_uprobe fetches with faults disabled
+ *   first; a fetch that needs a fault still takes it: see README).
+ *
  * Locks, in the order they nest
  *   uprobe->reg_lock	serialises register/unregister/apply of one probe.
  *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
@@ -393,6 +416,8 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @stats: per-CPU counts of how hits were handled (uprobe_get_stats()),
  *	allocated at the first hit to count (most probes of a large set
  *	are never hit) and published once with cmpxchg()
+ * @held_hits: hits that left the uprobes_srcu read section for a
+ *	reference (hit_hold()) and may still add to @stats
  * @arch: the decoded instruction and how to run it
  * @rcu: deferred free (uprobes_srcu)
  */
@@ -408,6 +433,7 @@ struct uprobe {
 	struct list_head consumers;
 	unsigned long flags;
 	struct uprobe_stats __percpu *stats;
+	atomic_t held_hits;
 	struct arch_uprobe arch;
 	struct rcu_head rcu;
 };
@@ -2602,6 +2628,25 @@ void uprobe_stats_peek(struct uprobe *uprobe, struct uprobe_stats *stats)
 }
 EXPORT_SYMBOL_GPL(uprobe_stats_peek);
 
+/**
+ * uprobe_stats_settled - may a held probe's counts still grow?
+ * @uprobe: what uprobe_stats_hold() returned, or NULL
+ *
+ * A hit counted before the unregister's grace period ended may have left
+ * its read section to carry out the instruction in a way that can wait
+ * (see "The hit path and uprobes_srcu"); it says how it did that later.
+ * Once uprobe_unregister_done() and this say so, the counts read after
+ * are final.
+ *
+ * Return: true if no such hit is in progress.
+ */
+bool uprobe_stats_settled(struct uprobe *uprobe)
+{
+	/* Pairs with atomic_dec_return_release() in hit_end(). */
+	return !uprobe || !atomic_read_acquire(&uprobe->held_hits);
+}
+EXPORT_SYMBOL_GPL(uprobe_stats_settled);
+
 /* ------------------------------------------------------- mm hooks */
 
 static void free_xol_area(struct xol_area *area);
@@ -4133,15 +4178,20 @@ static int undo_jump(struct mm_struct *mm, struct uprobe_site *site)
 	return 0;
 }
 
+struct hit_guard;
+static bool hit_hold(struct uprobe *uprobe, struct hit_guard *g);
+
 /*
  * Make the site of @uprobe at @vaddr of current's mm a jump site (see
  * "Jump sites") after a breakpoint hit there, which left @regs, if the
- * architecture allows it (arch_uprobe_jump_len()). Called in the hit's
- * SRCU read section (@uprobe is valid), under no lock; does nothing if
+ * architecture allows it (arch_uprobe_jump_len()). Called by the hit,
+ * whose guard @g keeps @uprobe, under no lock; leaves the read section
+ * for a reference before it waits for the mmap_lock. Does nothing if
  * anything changed since the hit.
  */
 static noinline void make_jump_site(struct uprobe *uprobe,
-				    unsigned long vaddr, struct pt_regs *regs)
+				    unsigned long vaddr, struct pt_regs *regs,
+				    struct hit_guard *g)
 {
 	u8 jump[UPROBE_JUMP_MAX], cur[UPROBE_JUMP_MAX];
 	const unsigned int bp = UPROBE_SWBP_INSN_SIZE;
@@ -4168,7 +4218,7 @@ static noinline void make_jump_site(struct uprobe *uprobe,
 		return;
 	}
 	rcu_read_unlock();
-	if (mmap_write_lock_killable(mm))
+	if (!hit_hold(uprobe, g) || mmap_write_lock_killable(mm))
 		return;
 	um = mm->uprobes_state.sites;
 	site = um ? xa_load(&um->sites, vaddr) : NULL;
@@ -5426,9 +5476,10 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
  * The slow path of finding the probe behind the breakpoint at @bp, after VMA
  * changes: re-validate a detached site, settle one whose text is gone, or
  * adopt a breakpoint whose page mremap() moved (its detached site moves along).
- * Returns the probe (valid in the caller's SRCU section), *@debugger set if
- * a debugger's breakpoint is over ours, or NULL; then *@foreign says
- * whether a breakpoint that is not ours is still there.
+ * Returns the probe with a reference, *@debugger set if a debugger's
+ * breakpoint is over ours, or NULL; then *@foreign says whether a
+ * breakpoint that is not ours is still there. Called outside uprobes_srcu:
+ * it waits for the mmap_lock.
  */
 static struct uprobe *find_hit_slow(struct mm_struct *mm,
 				    struct uprobes_mm *um, unsigned long bp,
@@ -5488,27 +5539,100 @@ not_ours:
 	/* Unreadable: let the kernel decide (SIGTRAP), never trap again. */
 	*foreign = trap_at(mm, bp, is_trap_insn) != 0;
 unlock:
+	/* A site holds a reference while we hold the mmap_lock. */
+	if (uprobe)
+		get_uprobe(uprobe);
 	mmap_write_unlock(mm);
 	return uprobe;
+}
+
+/**
+ * struct hit_guard - what keeps the probe of a hit from being freed
+ * @idx: the uprobes_srcu read section, while @srcu
+ * @srcu: the hit is in a read section of uprobes_srcu
+ * @ref: the hit holds a reference on the probe
+ * @counting: the hit counted itself in a read section and left it: it is
+ *	one of the probe's @held_hits until it ends
+ *
+ * See "The hit path and uprobes_srcu" at the top: the hit starts in the
+ * read section, which it leaves for a reference (hit_hold()) before
+ * anything that may fault on user memory or wait for a lock that such a
+ * fault can hold up.
+ */
+struct hit_guard {
+	int idx;
+	bool srcu;
+	bool ref;
+	bool counting;
+};
+
+/*
+ * Leave @g's read section for a reference on @uprobe. False if the probe
+ * is going away (no site holds it any more, so its breakpoint is gone).
+ */
+static bool hit_hold(struct uprobe *uprobe, struct hit_guard *g)
+{
+	if (!g->ref) {
+		if (!get_uprobe(uprobe))
+			return false;
+		g->ref = true;
+	}
+	if (g->srcu) {
+		/* Seen by uprobe_stats_settled() once the grace period ends. */
+		if (!g->counting) {
+			atomic_inc(&uprobe->held_hits);
+			g->counting = true;
+		}
+		srcu_read_unlock(&uprobes_srcu, g->idx);
+		g->srcu = false;
+	}
+	return true;
+}
+
+/* Enter a read section again, for what must not outlive one (slots). */
+static void hit_enter(struct hit_guard *g)
+{
+	if (!g->srcu) {
+		g->idx = srcu_read_lock(&uprobes_srcu);
+		g->srcu = true;
+	}
+}
+
+/* The hit is over: leave the read section, drop the reference. */
+static void hit_end(struct uprobe *uprobe, struct hit_guard *g)
+{
+	if (g->srcu)
+		srcu_read_unlock(&uprobes_srcu, g->idx);
+	/* Its counts before: pairs with uprobe_stats_settled(). */
+	if (g->counting)
+		atomic_dec_return_release(&uprobe->held_hits);
+	if (g->ref)
+		put_uprobe(uprobe);
+	g->srcu = false;
+	g->ref = false;
+	g->counting = false;
 }
 
 /*
  * The probe behind the breakpoint at @bp: an attached site, else the slow path
  * (after VMA changes), with *@debugger set if a debugger's breakpoint is over
  * ours; NULL if none, and then *@foreign says whether a breakpoint that is not
- * ours is there.
+ * ours is there. Called in @g's read section; a probe found by the slow path
+ * is held by a reference, and the read section entered again.
  *
  * A site still pending (install_site() holds the mmap_lock for write) or
- * a miss is looked at again with the writers out: the install is then
- * done or undone, and a miss is a probe removed since the trap (the task
- * restarts at the restored instruction) or a foreign breakpoint (it is still
- * there, or the text cannot be read: the kernel decides, SIGTRAP).
+ * a miss is looked at again with the writers out, outside the read
+ * section: the install is then done or undone, and a miss is a probe
+ * removed since the trap (the task restarts at the restored instruction)
+ * or a foreign breakpoint (it is still there, or the text cannot be read:
+ * the kernel decides, SIGTRAP).
  */
 static __always_inline struct uprobe *find_hit(struct mm_struct *mm,
 					       struct uprobes_mm *um,
 					       unsigned long bp, bool *foreign,
 					       unsigned int *slot,
-					       bool *debugger)
+					       bool *debugger,
+					       struct hit_guard *g)
 {
 	struct uprobe *uprobe = NULL;
 	struct uprobe_site *site;
@@ -5526,18 +5650,24 @@ static __always_inline struct uprobe *find_hit(struct mm_struct *mm,
 	rcu_read_unlock();
 	if (uprobe)
 		return uprobe;
-	if (READ_ONCE(um->vmas_changed))
-		return find_hit_slow(mm, um, bp, foreign, debugger);
 
+	srcu_read_unlock(&uprobes_srcu, g->idx);
+	g->srcu = false;
+	if (READ_ONCE(um->vmas_changed)) {
+		uprobe = find_hit_slow(mm, um, bp, foreign, debugger);
+		goto found;
+	}
 	mmap_read_lock(mm);
 	if (READ_ONCE(um->vmas_changed)) {
 		mmap_read_unlock(mm);
-		return find_hit_slow(mm, um, bp, foreign, debugger);
+		uprobe = find_hit_slow(mm, um, bp, foreign, debugger);
+		goto found;
 	}
 	rcu_read_lock();
 	site = site_lookup(um, bp);
 	if (site && !site->detached && !site->pending) {
-		uprobe = site->uprobe;
+		/* The site holds a reference while we hold the mmap_lock. */
+		uprobe = get_uprobe(site->uprobe);
 		*slot = site->xol_slot;
 		*debugger = debugger_bp(site);
 	}
@@ -5545,37 +5675,85 @@ static __always_inline struct uprobe *find_hit(struct mm_struct *mm,
 	if (!uprobe)
 		*foreign = trap_at(mm, bp, is_trap_insn) != 0;
 	mmap_read_unlock(mm);
+found:
+	if (uprobe) {
+		g->ref = true;
+		hit_enter(g);
+	}
 	return uprobe;
 }
 
 /*
- * get_slot() found only retired slots still in their grace period: wait
- * for it outside the read section *@idx (holding a reference on @uprobe
- * instead), then try once more.
+ * The user address of the XOL slot for @uprobe at @vaddr, filled, in
+ * @g's read section, with *@slot its index (a hint on entry), or 0 if
+ * there is none. A slot that the hint finds needs no wait; anything else
+ * (mapping the XOL area, filling a slot, waiting for retired slots' grace
+ * period) is done holding a reference instead, and the slot is then
+ * checked again in a new read section: a slot is reused only a grace
+ * period after it was retired, and only if no task's ip is in it, so a
+ * task must find it and have its ip set to it in one read section.
  */
-static unsigned long get_slot_after_gp(struct mm_struct *mm,
-				       struct uprobe *uprobe,
-				       unsigned long vaddr, unsigned int *slot,
-				       int *idx)
+static unsigned long hit_slot(struct mm_struct *mm, struct uprobe *uprobe,
+			      unsigned long vaddr, unsigned int *slot,
+			      struct hit_guard *g)
 {
-	unsigned long slot_addr = 0;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	unsigned int hint = *slot;
+	unsigned long slot_addr;
 	bool wait;
 
-	if (!get_uprobe(uprobe))
-		return 0;
-	srcu_read_unlock(&uprobes_srcu, *idx);
-	synchronize_srcu(&uprobes_srcu);
-	*idx = srcu_read_lock(&uprobes_srcu);
-	slot_addr = get_slot(mm, uprobe, vaddr, slot, &wait);
-	put_uprobe(uprobe);	/* the site still holds one, or it's gone */
+	if (g->srcu && area && slot_is(area, *slot, uprobe, vaddr)) {
+		smp_rmb();	/* the recipe after its owner: see smp_wmb() */
+		return slot_vaddr(area, *slot);
+	}
+	for (;;) {
+		if (!hit_hold(uprobe, g))
+			return 0;
+		slot_addr = get_slot(mm, uprobe, vaddr, slot, &wait);
+		if (unlikely(wait)) {
+			synchronize_srcu(&uprobes_srcu);
+			continue;
+		}
+		if (!slot_addr)
+			return 0;
+		hit_enter(g);
+		/* Pairs with smp_store_release() in map_xol_area(). */
+		area = smp_load_acquire(&mm->uprobes_state.xol_area);
+		if (slot_is(area, *slot, uprobe, vaddr))
+			break;
+	}
+	smp_rmb();	/* the recipe after its owner: see smp_wmb() */
+	if (*slot != hint)
+		cache_slot(mm, uprobe, vaddr, *slot);
 	return slot_addr;
+}
+
+/*
+ * Carry out an emulated instruction for a hit (arch_uprobe_skip_sstep()).
+ * In the read section a fault on user memory is not taken: the emulation
+ * then declines, and the instruction runs from its slot (every emulated
+ * instruction can), where the fault is the program's own, in user mode.
+ */
+static bool hit_emulate(struct uprobe *uprobe, struct pt_regs *regs,
+			struct hit_guard *g)
+{
+	bool done;
+
+	if (!g->srcu)
+		return arch_uprobe_skip_sstep(&uprobe->arch, regs);
+	pagefault_disable();
+	done = arch_uprobe_skip_sstep(&uprobe->arch, regs);
+	pagefault_enable();
+	return done;
 }
 
 /*
  * The site at @bp was hit: through its breakpoint (@stub false: the trap's
  * ip is in @regs), or through its jump and stub (@stub true). Handle it if
  * it is ours (a probe, or for a breakpoint, a return through the XOL
- * trampoline). Process context, interrupts on; may sleep.
+ * trampoline). Process context, interrupts on; may sleep, but not in the
+ * read section of uprobes_srcu (see "The hit path and uprobes_srcu").
  */
 static __always_inline bool __handle_hit(struct pt_regs *regs,
 					 unsigned long bp, bool stub)
@@ -5587,8 +5765,8 @@ static __always_inline bool __handle_hit(struct pt_regs *regs,
 	struct uprobe_stats __percpu *stats;
 	struct uprobe_task *utask;
 	struct uprobe *uprobe;
-	bool remove, want_return, foreign, wait, seen, debugger;
-	int idx;
+	struct hit_guard g = { .srcu = true };
+	bool remove, want_return, foreign, seen, debugger;
 
 	if (!stub && is_return_trap(mm, bp, &slot_addr)) {
 		uprobe_handle_return(regs, arch_uretprobe_trap(slot_addr, regs));
@@ -5597,11 +5775,15 @@ static __always_inline bool __handle_hit(struct pt_regs *regs,
 	um = uprobes_mm_of(mm);	/* ours: freed only once mm has no users */
 	if (!um)
 		return false;
+	utask = get_utask();	/* allocated outside the read section */
 
-	idx = srcu_read_lock(&uprobes_srcu);
-	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger);
+	g.idx = srcu_read_lock(&uprobes_srcu);
+	uprobe = find_hit(mm, um, bp, &foreign, &hint, &debugger, &g);
 	if (!uprobe || (stub && debugger)) {
-		srcu_read_unlock(&uprobes_srcu, idx);
+		if (uprobe)
+			hit_end(uprobe, &g);
+		else if (g.srcu)
+			srcu_read_unlock(&uprobes_srcu, g.idx);
 		if (foreign && !stub)
 			return false;	/* somebody else's breakpoint */
 		/*
@@ -5617,7 +5799,6 @@ static __always_inline bool __handle_hit(struct pt_regs *regs,
 	/* A conditional instruction whose condition fails: skipped. */
 	if (!debugger && arch_uprobe_ignore(&uprobe->arch, regs))
 		goto out;
-	utask = get_utask();
 	if (!utask) {
 		this_cpu_inc(probe_stats(uprobe)->missed);
 		goto out_debugger;
@@ -5647,16 +5828,22 @@ static __always_inline bool __handle_hit(struct pt_regs *regs,
 	WRITE_ONCE(utask->auprobe, NULL);
 	barrier();
 	/*
-	 * The hit and its kind are counted in this SRCU read section, so
-	 * counts read after uprobe_unregister()'s wait are complete (but
-	 * for a hit that waits in get_slot_after_gp(), outside it).
+	 * The hit is counted in the read section, so counts read after
+	 * uprobe_unregister()'s wait are complete; how it was carried out
+	 * (emulated, boosted, stepped) is counted later for a hit that left
+	 * the read section for a reference.
 	 */
 	stats = seen ? probe_stats(uprobe) : &unseen_hits;
 	this_cpu_inc(stats->hits);
-	if (remove)
-		remove_current_site(uprobe, bp, false);
-	if (want_return)
-		prepare_return(uprobe, regs, utask);
+	if (remove || want_return) {
+		/* Both may wait for the mmap_lock, the latter fault. */
+		if (!hit_hold(uprobe, &g))
+			goto gone;
+		if (remove)
+			remove_current_site(uprobe, bp, false);
+		if (want_return)
+			prepare_return(uprobe, regs, utask);
+	}
 	if (instruction_pointer(regs) != bp)
 		goto done;		/* a handler moved the task on */
 	if (unlikely(debugger)) {
@@ -5666,17 +5853,14 @@ static __always_inline bool __handle_hit(struct pt_regs *regs,
 		goto out_debugger;
 	}
 run_insn:
-	if (arch_uprobe_skip_sstep(&uprobe->arch, regs)) {
+	if (hit_emulate(uprobe, regs, &g)) {
 		this_cpu_inc(stats->emulated);
 		goto done;
 	}
 
 	slot = hint;
-	slot_addr = get_slot(mm, uprobe, bp, &slot, &wait);
-	if (unlikely(wait))
-		slot_addr = get_slot_after_gp(mm, uprobe, bp, &slot, &idx);
-	if (slot != hint)
-		cache_slot(mm, uprobe, bp, slot);
+	slot_addr = hit_slot(mm, uprobe, bp, &slot, &g);
+	/* From here to the return to user mode: in the read section. */
 	/* A pending signal waits for the step: it must see the insn done. */
 	if (slot_addr && !task_sigpending(current) &&
 	    arch_uprobe_boost(&uprobe->arch, regs, slot_addr)) {
@@ -5684,41 +5868,56 @@ run_insn:
 		goto done;
 	}
 	if (!slot_addr || !get_uprobe(uprobe)) {
+		if (!g.ref)
+			goto gone;	/* no reference to be had: it is going */
 		this_cpu_inc(stats->missed);
 		pr_notice_ratelimited("uprobes: %s[%d]: no XOL slot for %#lx: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
-		remove_current_site(uprobe, bp, true);
+		if (hit_hold(uprobe, &g))
+			remove_current_site(uprobe, bp, true);
 		goto done;
 	}
 	utask->active = uprobe;
 	utask->auprobe = &uprobe->arch;
 	utask->vaddr = bp;
 	utask->xol_vaddr = slot_addr;
+	/* Its user accesses, if any, must not fault in the read section. */
+	pagefault_disable();
 	if (arch_uprobe_pre_xol(&uprobe->arch, regs)) {
+		pagefault_enable();
 		utask->active = NULL;
 		utask->auprobe = NULL;
 		this_cpu_inc(stats->missed);
 		put_uprobe(uprobe);
 		pr_notice_ratelimited("uprobes: %s[%d]: cannot step the instruction at %#lx in this mode: removing the probe from this process\n",
 				      current->comm, task_pid_nr(current), bp);
-		remove_current_site(uprobe, bp, true);
+		if (hit_hold(uprobe, &g))
+			remove_current_site(uprobe, bp, true);
 		goto done;
 	}
+	pagefault_enable();
 	utask->state = UTASK_SSTEP;
 	this_cpu_inc(stats->stepped);
-	srcu_read_unlock(&uprobes_srcu, idx);
+	hit_end(uprobe, &g);
 	return true;
 
 done:
 	utask->auprobe = NULL;
 out:
 	if (!stub && unlikely(READ_ONCE(uprobe_jump_sites)))
-		make_jump_site(uprobe, bp, regs);
-	srcu_read_unlock(&uprobes_srcu, idx);
+		make_jump_site(uprobe, bp, regs, &g);
+	hit_end(uprobe, &g);
+	return true;
+
+gone:
+	/* No site holds the probe: its breakpoint is gone, run what is there. */
+	utask->auprobe = NULL;
+	instruction_pointer_set(regs, bp);
+	hit_end(uprobe, &g);
 	return true;
 
 out_debugger:
-	srcu_read_unlock(&uprobes_srcu, idx);
+	hit_end(uprobe, &g);
 	if (!debugger)
 		return true;
 	/* The debugger's breakpoint: its SIGTRAP, as if ours were not there. */

@@ -1135,7 +1135,8 @@ static void reap_retired(struct trace_uprobe *tu)
 	struct tu_reg *reg, *next;
 
 	list_for_each_entry_safe(reg, next, &tu->retired, node)
-		if (uprobe_unregister_done(reg->cookie))
+		if (uprobe_unregister_done(reg->cookie) &&
+		    uprobe_stats_settled(reg->held))
 			reg_done(tu, reg);
 }
 
