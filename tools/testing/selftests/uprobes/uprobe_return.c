@@ -3,9 +3,10 @@
  * uprobe_return: return probes ("r:" events with $retval) where the
  * return path is hard: deep and mutual recursion, the return instance
  * depth bound, frames left by longjmp, siglongjmp and C++ exceptions,
- * fork and exec inside probed functions, seccomp, the registers and stack
- * seen after a probed return, the uretprobe system call (335, x86-64)
- * called directly, and signal handlers on an alternate stack.
+ * fork, vfork, posix_spawn and exec inside probed functions, seccomp, the
+ * registers and stack seen after a probed return, the uretprobe system
+ * call (335, x86-64) called directly, and signal handlers on an alternate
+ * stack.
  */
 #include <assert.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -180,6 +182,22 @@ noipa long ur_fork2(long x, pid_t *pidp)
 noipa long ur_fork1(long x, pid_t *pidp)
 {
 	return ur_fork2(x, pidp) + 100;
+}
+
+/* vfork()s: the child returns from here too, sharing the parent's stack */
+noipa pid_t ur_vfork(void)
+{
+	return vfork();
+}
+
+/* posix_spawn()s @path into *@pidp; x + 1, or -1 when that failed */
+noipa long ur_spawn(long x, const char *path, pid_t *pidp)
+{
+	char *const argv[] = { (char *)path, NULL };
+
+	if (posix_spawn(pidp, path, NULL, NULL, argv, environ))
+		return -1;
+	return x + 1;
 }
 
 /* errno after the last syscall of ur_sys335() */
@@ -999,6 +1017,186 @@ TEST_F(ret, fork_3_deep)
 	}
 	expect_vals(_metadata, "ust_rtfork_p", getpid(), "x", ent, 1);
 	expect_vals(_metadata, "ust_rtfork_p", pid, "x", ent, 0);
+}
+
+/* ---- 7b: vfork and posix_spawn ---- */
+
+/*
+ * exit_group(@code) without a call: a vfork child that has returned from
+ * the function that called vfork() must not write the stack, which still
+ * holds that function's frame (and its return slot) for the parent.
+ */
+static inline void raw_exit(long code)
+{
+#if defined(__x86_64__)
+	asm volatile("syscall" : : "a" ((long)SYS_exit_group), "D" (code)
+		     : "rcx", "r11", "memory");
+#else
+	register long x0 asm("x0") = code;
+	register long x8 asm("x8") = SYS_exit_group;
+
+	asm volatile("svc #0" : : "r" (x0), "r" (x8) : "memory");
+#endif
+	__builtin_unreachable();
+}
+
+/*
+ * ur_vfork(): the child returns from it (through its return probe) and
+ * leaves with exit status 0 touching no stack; the parent gets the pid.
+ */
+static noipa pid_t vfork_return_leave(void)
+{
+	pid_t pid = ur_vfork();
+
+	if (pid == 0)
+		raw_exit(0);
+	return pid;
+}
+
+/* vfork() and _exit(0) in the child, as vfork() is meant to be used. */
+static noipa pid_t vfork_exit(void)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		_exit(0);
+	return pid;
+}
+
+#define UR_VFORKS	3
+
+/*
+ * Reap the UR_VFORKS children @pids; expect each exited 0 and, for return
+ * probe @ev, one record with $retval 0 from each and one per child with
+ * its pid from this process.
+ */
+static void expect_vforks(struct __test_metadata *_metadata, const char *ev,
+			  const pid_t *pids)
+{
+	static const long zero[1] = { 0 };
+	long mine[UR_VFORKS];
+	int i, status;
+
+	for (i = 0; i < UR_VFORKS; i++) {
+		status = -1;
+		if (pids[i] > 0 && waitpid(pids[i], &status, 0) != pids[i])
+			status = -1;
+		EXPECT_TRUE(exited_ok(status)) {
+			TH_LOG("vfork child %d (pid %d) %s", i, pids[i],
+			       status_str(status));
+		}
+		mine[i] = pids[i];
+	}
+	for (i = 0; i < UR_VFORKS; i++)
+		expect_rets(_metadata, ev, pids[i], zero, 1);
+	expect_rets(_metadata, ev, getpid(), mine, UR_VFORKS);
+}
+
+/*
+ * A return-probed function that calls vfork(), 3 times: each child
+ * returns from it through the probe (and leaves without touching the
+ * stack), each exits 0, not SIGILL; the probe records each child's return
+ * ($retval 0) and the parent's 3 ($retval the child's pid).
+ */
+TEST_F(ret, vfork_child_returns_probed)
+{
+	pid_t pids[UR_VFORKS];
+	int i;
+
+	if (START("ust_rtvfk"))
+		return;
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rtvfk_r", "ur_vfork",
+			       "ret=$retval"));
+	for (i = 0; i < UR_VFORKS; i++)
+		pids[i] = vfork_return_leave();
+	expect_vforks(_metadata, "ust_rtvfk_r", pids);
+}
+
+/* The path of this process's C library, from its maps; false if none. */
+static bool libc_path(char *buf, size_t size)
+{
+	char line[4352], *path, *base;
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		path = strchr(line, '/');
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		base = strrchr(path, '/') + 1;
+		if (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5))
+			continue;
+		snprintf(buf, size, "%s", path);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A return probe on the C library's own vfork(), 3 vforks whose children
+ * _exit(0): each child exits 0, not SIGILL; the probe records each
+ * child's return ($retval 0) and the parent's 3 ($retval the child's
+ * pid). The probe is on every process of the machine: records by pid.
+ */
+TEST_F(ret, vfork_libc_probed)
+{
+	char libc[4096];
+	pid_t pids[UR_VFORKS];
+	int64_t off;
+	int i;
+
+	if (START("ust_rtlvfk"))
+		return;
+	ASSERT_TRUE(libc_path(libc, sizeof(libc)));
+	off = ut_elf_sym_offset(libc, "vfork");
+	if (off < 0)
+		off = ut_elf_sym_offset(libc, "__vfork");
+	ASSERT_LT(0, off) {
+		TH_LOG("no vfork symbol in %s", libc);
+	}
+	ASSERT_EQ(0, ut_probe_add("r:%s/ust_rtlvfk_r %s:0x%llx ret=$retval",
+				  self->grp, libc, (unsigned long long)off));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ust_rtlvfk_r", true));
+	for (i = 0; i < UR_VFORKS; i++)
+		pids[i] = vfork_exit();
+	expect_vforks(_metadata, "ust_rtlvfk_r", pids);
+}
+
+/*
+ * posix_spawn() of /bin/true inside a return-probed function: it returns
+ * its value to the parent, recorded once; the child (which shares the
+ * parent's memory until it execs) exits 0 and returns through no probe.
+ */
+TEST_F(ret, posix_spawn_in_probed)
+{
+	static const long none[1];
+	const char *path = "/bin/true";
+	int status;
+	long r, want;
+	pid_t pid = 0;
+
+	if (START("ust_rtspawn"))
+		return;
+	if (access(path, X_OK))
+		SKIP(return, "no %s to spawn", path);
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rtspawn_r", "ur_spawn",
+			       "ret=$retval"));
+	r = ur_spawn(40, path, &pid);
+	ASSERT_EQ(41, r);
+	ASSERT_LT(0, pid);
+	self->child = pid;
+	status = reap(&self->child);
+	EXPECT_TRUE(exited_ok(status)) {
+		TH_LOG("spawned %s %s", path, status_str(status));
+	}
+	want = r;
+	expect_rets(_metadata, "ust_rtspawn_r", getpid(), &want, 1);
+	expect_rets(_metadata, "ust_rtspawn_r", pid, none, 0);
 }
 
 /* ---- 8: the depth bound ---- */
