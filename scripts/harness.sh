@@ -104,7 +104,7 @@ PKGS="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio 
       xz-utils busybox-static qemu-system-x86 systemtap-sdt-dev linux-perf perl git"
 # The real clients (uprobe_clients, run in the guest from the build machine's root over 9p),
 # and what builds its BPF and 32-bit programs.
-PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb stress-ng
+PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb stress-ng strace
       gcc-i686-linux-gnu libc6-dev-i386-cross"
 [ "$CONFIG" != debian ] || PKGS+=" linux-config-6.1"
 PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
@@ -368,6 +368,8 @@ cmd_initramfs() {
 	done
 	# The perf tool is the host's (x86_64 only: the arm64 guest has none, its tests skip).
 	[ "$ARCH" != x86_64 ] || cp /usr/bin/perf "$root/usr/bin/perf"
+	# So is strace (uprobe_fivebyte's strace test; x86_64 only, it skips elsewhere).
+	[ "$ARCH" != x86_64 ] || cp /usr/bin/strace "$root/usr/bin/strace"
 	cp -a "$STEST" "$root/kselftest/uprobes"
 	cp -a "$SRC_STOCK/tools/testing/selftests/ftrace" "$root/kselftest/ftrace"
 	cp "$TOP"/scripts/guest/* "$root/harness/"

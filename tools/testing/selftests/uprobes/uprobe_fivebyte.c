@@ -64,6 +64,7 @@
 #define SAMPLES		10
 #define RING_PAGES	8
 #define NR_UPROBE	336	/* the stubs' system call (x86-64) */
+#define FB_ENOSYS	38	/* errno of a system call number with no call */
 #define JMP_REL32	0xe9
 #define INT3		0xcc
 #define RSEQ_SECONDS	3
@@ -78,6 +79,29 @@ static long nop5_want(long seed)
 static long mov5_want(long seed)
 {
 	return nop5_want(seed) + 0x12345678;
+}
+
+/* argv[1] that makes the binary run fb_nop5_helper() instead of the tests */
+#define FB_NOP5_ARG	"--fivebyte-nop5"
+
+/*
+ * When run as "BINARY FB_NOP5_ARG N" (a traced helper), call fb_nop5_leaf()
+ * N times before the test harness starts and exit 0 if every result was
+ * right and its probed site is a jump by then, 2 if it is not, 1 if a
+ * result was wrong.
+ */
+static void __attribute__((constructor)) fb_nop5_helper(int argc, char **argv)
+{
+	long i, n, bad = 0;
+
+	if (argc != 3 || strcmp(argv[1], FB_NOP5_ARG))
+		return;
+	n = strtol(argv[2], NULL, 0);
+	for (i = 0; i < n; i++)
+		bad += fb_nop5_leaf(i % 2000) != nop5_want(i % 2000);
+	if (bad)
+		_exit(1);
+	_exit(UT_READ_ONCE(*(unsigned char *)fb_nop5_at) == JMP_REL32 ? 0 : 2);
 }
 
 FIXTURE(five) {
@@ -741,6 +765,265 @@ TEST_F(five, seccomp_allowlist_passes_stub)
 		TH_LOG("child status %#x", st);
 	}
 	EXPECT_EQ(CALLS, ut_profile_hits("fb_nop5"));
+}
+
+/*
+ * A child that makes its hits through a jump site under a tracer: calls
+ * fb_nop5_leaf() @calls times once the tracer resumes it, then exits 0 if
+ * every result was right. With @filter, it first installs that seccomp
+ * filter and checks that getpid() fails with ENOSYS under it.
+ */
+static void traced_nop5_child(long calls, struct sock_fprog *filter)
+{
+	long i, bad = 0;
+
+	if (text_byte(fb_nop5_at) != JMP_REL32)
+		_exit(2);
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+		_exit(3);
+	if (filter &&
+	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, filter)))
+		_exit(3);
+	if (filter && (syscall(SYS_getpid) != -1 || errno != FB_ENOSYS))
+		_exit(4);
+	for (i = 0; i < calls; i++)
+		bad += fb_nop5_leaf(i) != nop5_want(i);
+	syscall(SYS_exit_group, bad ? 1 : 0);
+}
+
+#define TRACE_CALLS	1000
+
+/*
+ * A tracer that skips every stub system call it sees (PTRACE_SYSCALL,
+ * orig_rax set to -1 at the entry of 336, as sandboxes and strace --inject
+ * do) while its child makes TRACE_CALLS hits through a jump site: the
+ * child exits 0 (results exact, no SIGTRAP), the tracer never sees 336,
+ * every hit counted. Jump sites only.
+ */
+TEST_F_TIMEOUT(five, tracer_skips_stub_syscall, 120)
+{
+	unsigned long first_ip = 0, trap_ip = 0;
+	struct user_regs_struct regs;
+	long seen_336 = 0, stops = 0;
+	bool entry = false;
+	struct stub_map m;
+	int st, sig = 0;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_skip"))
+		return;
+	make_jump(_metadata, self->grp);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		traced_nop5_child(TRACE_CALLS, NULL);
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP) {
+		TH_LOG("child status %#x", st);
+	}
+	ASSERT_EQ(0, ptrace(PTRACE_SETOPTIONS, self->child, NULL,
+			    PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL));
+	for (;;) {
+		ASSERT_EQ(0, ptrace(PTRACE_SYSCALL, self->child, NULL, sig));
+		ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+		sig = 0;
+		if (!WIFSTOPPED(st))
+			break;
+		ASSERT_GT(4 * TRACE_CALLS + 100, ++stops);
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			/* a signal for the child: note a trap, pass it on */
+			sig = WSTOPSIG(st);
+			if (sig == SIGTRAP &&
+			    !ptrace(PTRACE_GETREGS, self->child, NULL, &regs))
+				trap_ip = regs.rip;
+			continue;
+		}
+		entry = !entry;
+		if (!entry)
+			continue;
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, self->child, NULL, &regs));
+		if (regs.orig_rax != NR_UPROBE)
+			continue;
+		if (!seen_336++)
+			first_ip = regs.rip;
+		regs.orig_rax = -1;
+		ASSERT_EQ(0, ptrace(PTRACE_SETREGS, self->child, NULL, &regs));
+	}
+	self->child = -1;
+	ASSERT_LE(0, stub_areas(&m));
+	TH_LOG("tracer saw %d %ld times (first at %#lx, in stub %d)",
+	       NR_UPROBE, seen_336, first_ip, in_stub(&m, first_ip));
+	TH_LOG("SIGTRAP at %#lx (in stub %d)", trap_ip, in_stub(&m, trap_ip));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x", st);
+	}
+	EXPECT_EQ(0, seen_336);
+	EXPECT_EQ(TRACE_CALLS + 1, ut_profile_hits("fb_nop5"));
+}
+
+#define STRACE		"/usr/bin/strace"
+#define STRACE_CALLS	200
+
+/*
+ * strace -f of a helper run of this binary making STRACE_CALLS hits
+ * through a jump site: strace shows no system call 336 (syscall_0x150),
+ * the helper's results are right and its site a jump, every hit counted.
+ * Jump sites only.
+ */
+TEST_F_TIMEOUT(five, strace_shows_no_stub_syscall, 120)
+{
+	char out[1024], log_path[64], calls[16], *log, *line, *save = NULL;
+	long lines = 0, n336 = 0;
+	int st;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_strace"))
+		return;
+	if (access(STRACE, X_OK))
+		SKIP(return, "no strace (%s)", STRACE);
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	snprintf(log_path, sizeof(log_path), "/tmp/ufb_strace.%d", getpid());
+	snprintf(calls, sizeof(calls), "%d", STRACE_CALLS);
+	{
+		const char *const argv[] = {
+			STRACE, "-f", "-qq", "-o", log_path, ut_self_exe(),
+			FB_NOP5_ARG, calls, NULL
+		};
+
+		st = ut_run(argv, out, sizeof(out));
+	}
+	log = ut_read_file(log_path, NULL);
+	unlink(log_path);
+	ASSERT_NE(NULL, log);
+	for (line = strtok_r(log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (!strstr(line, "syscall_0x150") &&
+		    !strstr(line, "syscall_336") && !strstr(line, "uprobe("))
+			continue;
+		if (n336++ < 3)
+			TH_LOG("strace: %s", line);
+	}
+	free(log);
+	TH_LOG("strace wrote %ld lines, %ld of them system call %d", lines,
+	       n336, NR_UPROBE);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("strace status %#x: %s", st, out);
+	}
+	EXPECT_EQ(0, n336);
+	EXPECT_LT(0, lines);
+	EXPECT_EQ(STRACE_CALLS, ut_profile_hits("fb_nop5"));
+}
+
+/*
+ * A seccomp filter that allows only write and exit_group and returns
+ * @unknown for any other number, as a filter that does not know 336.
+ */
+#define UNKNOWN_FILTER(unknown) {					\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
+		 offsetof(struct seccomp_data, nr)),			\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 2, 0),		\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 1, 0),	\
+	BPF_STMT(BPF_RET | BPF_K, (unknown)),				\
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),			\
+}
+
+/*
+ * A seccomp filter that fails every number it does not know with ENOSYS
+ * (SECCOMP_RET_ERRNO), installed by a process with a jump site: its hits
+ * still work, counted, results exact. Jump sites only.
+ */
+TEST_F(five, seccomp_errno_unknown_passes_stub)
+{
+	struct sock_filter insns[] =
+		UNKNOWN_FILTER(SECCOMP_RET_ERRNO | FB_ENOSYS);
+	struct sock_fprog prog = { .len = 5, .filter = insns };
+	long bad;
+	int st;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_secerr"))
+		return;
+	make_jump(_metadata, self->grp);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(3);
+		if (syscall(SYS_getpid) != -1 || errno != FB_ENOSYS)
+			_exit(4);
+		bad = run_leaf(fb_nop5_leaf, nop5_want, 0);
+		syscall(SYS_exit_group, bad ? 1 : 0);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x", st);
+	}
+	EXPECT_EQ(CALLS + 1, ut_profile_hits("fb_nop5"));
+}
+
+/*
+ * The same with SECCOMP_RET_TRACE for every unknown number, under a
+ * tracer that fails each one it is shown with ENOSYS, as a sandbox does:
+ * the tracer is never shown 336, the child exits 0 (results exact), every
+ * hit counted. Jump sites only.
+ */
+TEST_F_TIMEOUT(five, seccomp_trace_unknown_passes_stub, 120)
+{
+	struct sock_filter insns[] = UNKNOWN_FILTER(SECCOMP_RET_TRACE);
+	struct sock_fprog prog = { .len = 5, .filter = insns };
+	struct user_regs_struct regs;
+	long seen_336 = 0, shown = 0, stops = 0;
+	int st, sig = 0;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_sectrc"))
+		return;
+	make_jump(_metadata, self->grp);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		traced_nop5_child(TRACE_CALLS, &prog);
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	ASSERT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP) {
+		TH_LOG("child status %#x", st);
+	}
+	ASSERT_EQ(0, ptrace(PTRACE_SETOPTIONS, self->child, NULL,
+			    PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL));
+	for (;;) {
+		ASSERT_EQ(0, ptrace(PTRACE_CONT, self->child, NULL, sig));
+		ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+		sig = 0;
+		if (!WIFSTOPPED(st))
+			break;
+		ASSERT_GT(2 * TRACE_CALLS + 100, ++stops);
+		if (st >> 8 != (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8))) {
+			sig = WSTOPSIG(st);
+			continue;
+		}
+		shown++;
+		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, self->child, NULL, &regs));
+		seen_336 += regs.orig_rax == NR_UPROBE;
+		regs.orig_rax = -1;
+		regs.rax = -FB_ENOSYS;
+		ASSERT_EQ(0, ptrace(PTRACE_SETREGS, self->child, NULL, &regs));
+	}
+	self->child = -1;
+	TH_LOG("the tracer was shown %ld system calls, %ld of them %d",
+	       shown, seen_336, NR_UPROBE);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x", st);
+	}
+	EXPECT_EQ(0, seen_336);
+	EXPECT_LT(0, shown);		/* getpid() at least */
+	EXPECT_EQ(TRACE_CALLS + 1, ut_profile_hits("fb_nop5"));
 }
 
 /*
