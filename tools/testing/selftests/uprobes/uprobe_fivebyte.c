@@ -26,7 +26,12 @@
  * Both check that a restartable sequence around a probed instruction is
  * aborted by a preemption wherever our code for the hit had the task;
  * stock 6.1, which steps these instructions out of line unseen by rseq,
- * is expected to lose additions there.
+ * is expected to lose additions there. The jump variant also checks what
+ * a process can do to its own jump sites: threads reading and writing
+ * them through /proc/self/mem at once, unprivileged; another process
+ * putting the original bytes back under running threads; a stub area
+ * unmapped and another mapped at its address; tracers (ptrace, strace)
+ * and seccomp filters that do not know the stubs' system call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +55,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -1254,6 +1260,304 @@ TEST_F(five, stub_area_unmapped)
 			}
 		}
 	}
+}
+
+/*
+ * A new stub area after the program unmapped the one its jump site used:
+ * the old site's jump must never reach the new area's stubs (which stand
+ * for other sites). The child makes a jump site at fb_nop5_at, unmaps
+ * [uprobes-stubs], makes one at fb_mov5_at (a new area, at the old
+ * address: checked), and calls fb_nop5_leaf(): its own result (the old
+ * jump undone before the new area came) or SIGSEGV (the jump into the
+ * unmapped area), never fb_mov5_leaf()'s. Jump sites only.
+ */
+TEST_F(five, stub_area_unmapped_no_alias)
+{
+	unsigned long addr[2] = { 0, 0 };
+	struct stub_map m;
+	int pfd[2], st;
+	long r;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_alias"))
+		return;
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_mov5", ut_self_exe(),
+				 off_of("fb_mov5_at"), 0));
+	ASSERT_EQ(0, pipe(pfd));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		close(pfd[0]);
+		if (fb_nop5_leaf(1) != nop5_want(1) ||
+		    text_byte(fb_nop5_at) != JMP_REL32 ||
+		    stub_areas(&m) != 1)
+			_exit(3);
+		addr[0] = m.lo[0];
+		if (unmap_stub_areas() != 1 || fb_mov5_leaf(2) != mov5_want(2) ||
+		    text_byte(fb_mov5_at) != JMP_REL32 || stub_areas(&m) != 1)
+			_exit(4);
+		addr[1] = m.lo[0];
+		if (write(pfd[1], addr, sizeof(addr)) != sizeof(addr))
+			_exit(5);
+		r = fb_nop5_leaf(3);
+		_exit(r == nop5_want(3) ? 0 : r == mov5_want(3) ? 1 : 2);
+	}
+	close(pfd[1]);
+	EXPECT_EQ((ssize_t)sizeof(addr), read(pfd[0], addr, sizeof(addr)));
+	close(pfd[0]);
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	/* Where the new area went: the old one's address, the case at stake. */
+	EXPECT_EQ(addr[0], addr[1]) {
+		TH_LOG("stub areas at %#lx, then %#lx", addr[0], addr[1]);
+	}
+	EXPECT_TRUE((WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
+		    (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV)) {
+		TH_LOG("child status %#x (exit 1: fb_nop5_leaf() returned fb_mov5_leaf()'s result)",
+		       st);
+	}
+	TH_LOG("fb_nop5_leaf() after the new area: %s",
+	       WIFEXITED(st) && !WEXITSTATUS(st) ? "its own result" :
+	       WIFSIGNALED(st) ? "SIGSEGV" : "wrong");
+}
+
+#define RACE_SECONDS	5
+#define RACE_READERS	2
+
+/* What the threads of a remote-access race share. */
+struct race {
+	int mem;		/* /proc/self/mem, or another process's */
+	unsigned char orig[8];	/* the text at fb_nop5_at, unprobed */
+	int stop;
+	long calls, bad, writes, reads, torn;
+};
+
+/* Calls through the probed nop5, which becomes a jump again after a write. */
+static void *race_caller(void *arg)
+{
+	struct race *r = arg;
+	long seed;
+
+	while (!UT_READ_ONCE(r->stop)) {
+		seed = r->calls % 2000;
+		if (fb_nop5_leaf(seed) != nop5_want(seed))
+			__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED);
+		r->calls++;
+	}
+	return NULL;
+}
+
+/* Writes of the original byte at the site + 3 or + 4 (@arg's low bit). */
+struct race_arg {
+	struct race *r;
+	int which;
+};
+
+static void *race_writer(void *arg)
+{
+	struct race_arg *a = arg;
+	struct race *r = a->r;
+	off_t at = (uintptr_t)fb_nop5_at + 3 + a->which;
+
+	while (!UT_READ_ONCE(r->stop)) {
+		if (pwrite(r->mem, &r->orig[3 + a->which], 1, at) == 1)
+			__atomic_fetch_add(&r->writes, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Reads of the site, which must show the original instruction. */
+static void *race_reader(void *arg)
+{
+	struct race *r = arg;
+	unsigned char b[8];
+
+	while (!UT_READ_ONCE(r->stop)) {
+		if (pread(r->mem, b, sizeof(b), (uintptr_t)fb_nop5_at) !=
+		    sizeof(b))
+			continue;
+		__atomic_fetch_add(&r->reads, 1, __ATOMIC_RELAXED);
+		if (memcmp(b, r->orig, sizeof(b)))
+			__atomic_fetch_add(&r->torn, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Become uid and gid 65534, still able to open /proc/self/mem. */
+static int drop_to_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/*
+ * Threads of one unprivileged process: one calls through the probed nop5
+ * (a jump site: each call after a write makes the jump again), two write
+ * the original bytes at the site + 3 and + 4 through /proc/self/mem (each
+ * write takes the jump out), two read the site through /proc/self/mem.
+ * Results exact, every read the original instruction, and the kernel
+ * unharmed (the console check: concurrent accessors once saw a site as
+ * five bytes, then as one, and copied about 2^64 bytes). Exit status:
+ * bit 0 wrong results, 1 torn reads, 2 too little progress (under 100
+ * calls, writes or reads), 3 setup.
+ */
+static int remote_race_child(void)
+{
+	pthread_t t[1 + 2 + RACE_READERS];
+	struct race_arg wa[2];
+	struct race r = {};
+	int i, n = 0, ret = 0;
+
+	memcpy(r.orig, fb_nop5_at, sizeof(r.orig));
+	if (drop_to_nobody())
+		return 8;
+	r.mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (r.mem < 0 || pread(r.mem, r.orig, sizeof(r.orig),
+			       (uintptr_t)fb_nop5_at) != sizeof(r.orig))
+		return 8;
+	if (pthread_create(&t[n++], NULL, race_caller, &r))
+		return 8;
+	for (i = 0; i < 2; i++) {
+		wa[i].r = &r;
+		wa[i].which = i;
+		if (pthread_create(&t[n++], NULL, race_writer, &wa[i]))
+			return 8;
+	}
+	for (i = 0; i < RACE_READERS; i++)
+		if (pthread_create(&t[n++], NULL, race_reader, &r))
+			return 8;
+	sleep(RACE_SECONDS);
+	UT_WRITE_ONCE(r.stop, 1);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("# %ld calls, %ld writes, %ld reads, %ld wrong, %ld torn\n",
+	       r.calls, r.writes, r.reads, r.bad, r.torn);
+	fflush(stdout);
+	if (r.bad)
+		ret |= 1;
+	if (r.torn)
+		ret |= 2;
+	if (r.calls < 100 || r.writes < 100 || r.reads < 100)
+		ret |= 4;
+	return ret;
+}
+
+/*
+ * Concurrent debugger accesses of a jump site from an unprivileged
+ * process's own threads (/proc/self/mem writes of the original bytes
+ * inside the jump, reads of it): see remote_race_child(). Jump sites only
+ * (with breakpoints the writes touch no site).
+ */
+TEST_F_TIMEOUT(five, remote_writes_race_at_jump_site, 120)
+{
+	int st;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_race"))
+		return;
+	ASSERT_EQ(0, ut_unpin_cpu());
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	fflush(stdout);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0)
+		_exit(remote_race_child());
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x (exit bits: 1 wrong, 2 torn reads, 4 slow, 8 setup)",
+		       st);
+	}
+	EXPECT_LT(100, ut_profile_hits("fb_nop5"));
+}
+
+/* As churn_run(), but the process exits with status 1 at a wrong result. */
+static void *strict_run(void *arg)
+{
+	struct churn *c = arg;
+	long seed;
+
+	for (;;) {
+		seed = c->calls++ % 2000;
+		if (c->fn(seed) != c->want(seed))
+			_exit(1);
+	}
+	return NULL;
+}
+
+/*
+ * Another process puts the original instruction back over a jump site
+ * (/proc/PID/mem writes of its five bytes, as a debugger restoring its
+ * breakpoint's bytes does) again and again while the program's threads
+ * run through the site and another 5-byte site: every write takes the
+ * jump out in place under running threads, the next hit makes it again.
+ * No thread ever gets a wrong result or a signal. Jump sites only.
+ */
+TEST_F_TIMEOUT(five, restore_under_running_threads, 120)
+{
+	struct churn c[CHURN_THREADS] = {};
+	unsigned char orig[5];
+	long writes = 0;
+	struct timespec t0, now;
+	char path[64];
+	int stop = 0, fd, i, st;
+
+	if (!variant->jump)
+		SKIP(return, "the jump variant checks this");
+	if (START("ufb_restore"))
+		return;
+	ASSERT_EQ(0, ut_unpin_cpu());
+	memcpy(orig, fb_nop5_at, sizeof(orig));
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "fb_mov5", ut_self_exe(),
+				 off_of("fb_mov5_at"), 0));
+	fflush(stdout);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		for (i = 0; i < CHURN_THREADS; i++) {
+			c[i].fn = i & 1 ? fb_mov5_leaf : fb_nop5_leaf;
+			c[i].want = i & 1 ? mov5_want : nop5_want;
+			c[i].stop = &stop;
+			if (pthread_create(&c[i].thread, NULL, strict_run,
+					   &c[i]))
+				_exit(3);
+		}
+		for (;;)
+			pause();	/* until SIGKILL, or a wrong result */
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", self->child);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (pwrite(fd, orig, sizeof(orig), (uintptr_t)fb_nop5_at) ==
+		    sizeof(orig))
+			writes++;
+		usleep(200);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - t0.tv_sec < RACE_SECONDS);
+	close(fd);
+	/* Still running: no wrong result (exit 1), no signal. */
+	ASSERT_EQ(0, waitpid(self->child, &st, WNOHANG)) {
+		TH_LOG("child status %#x", st);
+		self->child = -1;
+	}
+	kill(self->child, SIGKILL);
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+		TH_LOG("child status %#x", st);
+	}
+	EXPECT_LT(100, writes);
+	EXPECT_LT(100, ut_profile_hits("fb_nop5"));
+	EXPECT_LT(100, ut_profile_hits("fb_mov5"));
+	TH_LOG("%ld writes over the jump site", writes);
 }
 
 /*
