@@ -1838,11 +1838,33 @@ static int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 /* ------------------------------------------------------- debuggers */
 
 /*
+ * Is detached @site still at its place in @vma, whose page @kaddr maps at
+ * @page (a split or a merge of the mapping detached it, and nothing has
+ * settled it yet: settle_dead())? @vma shows its probe's offset at its
+ * address, and the page holds its breakpoint or, with @stub, its jump.
+ */
+static bool detached_site_here(struct uprobe_site *site,
+			       struct vm_area_struct *vma, const void *kaddr,
+			       unsigned long page, unsigned long stub)
+{
+	struct uprobe *uprobe = site->uprobe;
+	u8 jump[UPROBE_JUMP_MAX];
+
+	if (!vma_maps_offset(vma, uprobe->ui->inode, uprobe->offset) ||
+	    offset_to_vaddr(vma, uprobe->offset) != site->vaddr)
+		return false;
+	if (!stub)
+		return true;	/* the breakpoint: the caller checks it */
+	return arch_uprobe_fill_jump(site->vaddr, stub, jump) &&
+	       !memcmp(kaddr + (site->vaddr - page), jump, site->jump_len);
+}
+
+/*
  * The next site of @um, from *@index up to @last, with our breakpoint or
- * jump in the page of @vma that @kaddr maps: attached, wholly in that page
- * and in @vma, and ending after @first. *@len gets how many bytes of the
- * text it changed, read once. Caller holds the mmap_lock and
- * @um->remote_lock.
+ * jump in the page of @vma that @kaddr maps: attached (or detached by a
+ * split or merge of the mapping but still there), wholly in that page and
+ * in @vma, and ending after @first. *@len gets how many bytes of the text
+ * it changed, read once. Caller holds the mmap_lock and @um->remote_lock.
  */
 static struct uprobe_site *next_site_in_page(struct uprobes_mm *um,
 					     struct vm_area_struct *vma,
@@ -1862,11 +1884,13 @@ static struct uprobe_site *next_site_in_page(struct uprobes_mm *um,
 	xa_for_each_range(&um->sites, *index, site, *index, last) {
 		stub = READ_ONCE(site->stub);
 		*len = stub ? site->jump_len : UPROBE_SWBP_INSN_SIZE;
-		if (site->detached || site->pending ||
-		    site->vaddr + *len <= first ||
+		if (site->pending || site->vaddr + *len <= first ||
 		    site->vaddr < vma->vm_start ||
 		    site->vaddr + *len > vma->vm_end ||
 		    site->vaddr + *len > page + PAGE_SIZE)
+			continue;
+		if (READ_ONCE(site->detached) &&
+		    !detached_site_here(site, vma, kaddr, page, stub))
 			continue;
 		memcpy(&cur, kaddr + (site->vaddr - page),
 		       UPROBE_SWBP_INSN_SIZE);
