@@ -5457,7 +5457,9 @@ void uprobe_syscall_unseen(void)
  * uprobe_syscall_exit_unseen - is the system call ending one of uprobes'?
  *
  * Called by the system call exit path before its exit work (tracers,
- * audit, the tracepoint) and rseq's debug check, when either is to run.
+ * audit, the tracepoint) and rseq's debug check, when either is to run;
+ * of the exit work, a debugger's single-step over the call is still
+ * reported.
  *
  * Return: true, once, if the call ending is one of uprobes' that no
  * tracer is to see.
