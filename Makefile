@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Front door of the uprobes patch series harness; the work is done by scripts/harness.sh.
 #   make run | check | bench | profile PROF='TARGET [r] [NAME=FETCH...]' | vm CMD='...' [EXTRA=dir] | shell | lint |
+#   torture [SECONDS=300] [SEED=n] |
 #   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check |
 #   series-am | series-deb
 #   IMPL=ours|stock|wip|series (default ours; series: the tree series-am made),
@@ -16,7 +17,7 @@ H := scripts/harness.sh
 # CMD reaches the guest verbatim: $(value) keeps make from expanding $(...) and $x in it.
 shquote = '$(subst ','\'',$(1))'
 
-.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean crossbuild \
+.PHONY: all run check bench profile vm shell lint kernel selftests initramfs tree deps info summary clean crossbuild torture \
 	series series-check series-am series-deb
 
 all: check
@@ -26,6 +27,10 @@ run check bench profile shell lint kernel selftests initramfs tree deps info sum
 
 vm:
 	@CMD=$(call shquote,$(value CMD)) $(H) $@
+
+# SECONDS and SEED of the torture run (not bash's SECONDS: the harness is bash)
+torture:
+	@TORTURE_SECONDS=$(SECONDS) TORTURE_SEED=$(SEED) $(H) $@
 
 crossbuild:
 	@scripts/harness.sh deps

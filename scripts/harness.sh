@@ -753,14 +753,36 @@ cmd_profile() {
 		"$n" ${FUNC:-} | tee "$out/$IMPL.txt"
 }
 
+# uprobe_torture alone (make torture [SECONDS=] [SEED=]): TORTURE_SECONDS long (300 unless
+# given), with TORTURE_SEED or a seed of its own, which it prints; fails on a failed run, a
+# guest that did not finish, or a kernel report on the console.
+cmd_torture() {
+	local secs=${TORTURE_SECONDS:-300} problems
+	info
+	cmd_kernel
+	cmd_initramfs
+	[ -x "$STEST/uprobe_torture" ] || die "no uprobe_torture for $ARCH (x86_64 only)"
+	CMD="cd /kselftest/uprobes && UPROBE_TORTURE_SECONDS=$secs ${TORTURE_SEED:+UPROBE_TORTURE_SEED=$TORTURE_SEED }./uprobe_torture"
+	TIMEOUT=${TIMEOUT:-$((secs + 900))} boot cmd
+	tr -d '\r' <"$LOGS/out.log" | grep -E '^#.*torture|^(not )?ok' || true
+	problems=$(console_problems)
+	if [ -n "$problems" ]; then
+		say "kernel reported problems in $LOGS/console.log:"
+		printf '%s\n' "$problems" | head -20 >&2
+		return 1
+	fi
+	[ "$GUEST_RC" = 0 ] || die "uprobe_torture failed (rc $GUEST_RC; log: $LOGS/out.log)"
+	say "torture: $secs s, passed; console clean"
+}
+
 main() {
 	local c=${1:-}
-	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|info|summary"
+	[ -n "$c" ] || die "usage: harness.sh deps|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|torture|info|summary"
 	case $c in
 	deps) shift; cmd_deps "$@" ;;
 	info) extract_stock; info ;;
 	summary) summarise; echo "$PASSED passed, $FAILED failed, $SKIPPED skipped" ;;
-	tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile)
+	tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|profile|torture)
 		cmd_deps
 		take_lock
 		"cmd_$c"
