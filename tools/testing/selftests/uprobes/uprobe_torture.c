@@ -128,8 +128,9 @@ static int tt_torn(const void *b)
 {
 	const unsigned char *c = b;
 
-	printf("# torture: op %d read %02x %02x %02x %02x %02x %02x %02x %02x at the site, not %02x %02x %02x %02x %02x %02x %02x %02x\n",
-	       tt_last_op, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+	printf("# torture: op %d read %02x %02x %02x %02x %02x %02x %02x %02x",
+	       tt_last_op, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+	printf(" at the site, not %02x %02x %02x %02x %02x %02x %02x %02x\n",
 	       tt_orig[0], tt_orig[1], tt_orig[2], tt_orig[3], tt_orig[4],
 	       tt_orig[5], tt_orig[6], tt_orig[7]);
 	fflush(stdout);
