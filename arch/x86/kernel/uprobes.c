@@ -276,7 +276,9 @@
  * the stub before its syscall first puts it back at the site
  * (arch_uprobe_leave_stub(): the stack pointer up by what the stub moved
  * it, rax from the stack once the mov replaced it), so no one ever sees
- * the stub's address or its stack.
+ * the stub's address or its stack. A push that faults (the stack ends
+ * within 152 bytes of the program's stack pointer) is taken back by
+ * uprobe_stub_fault() before any signal: the hit goes the breakpoint's way.
  *
  * The analysis, emulation and step logic is tested in user space, against
  * the CPU, in both modes, by wip/tests/x86-insn.
@@ -2305,6 +2307,50 @@ void arch_uprobe_leave_stub(struct pt_regs *regs, unsigned long stub,
 	regs->ax = ax;
 	regs->sp += AUP_RED_ZONE + words * sizeof(long);
 	regs->ip = vaddr;
+}
+
+/**
+ * uprobe_stub_fault - a stub's own store faulted: take the hit another way
+ * @regs: the user registers of the fault, the ip at one of the stub's pushes
+ * @address: the address the fault was for
+ *
+ * The stub stores three words below the red zone, 129 to 152 bytes below
+ * the program's stack pointer, where the program itself did not write: a
+ * stack that ends there (a guard page, the stack's size limit, a mapping
+ * without write access) faults on them. The program must not get a signal
+ * that its instruction would not have got, so the task goes back to the
+ * site as for a signal (arch_uprobe_leave_stub()) and the hit is handled
+ * as a breakpoint's on the way out: the instruction runs as its
+ * breakpoint would have run it, and a fault of the instruction itself is
+ * the program's own.
+ *
+ * Context: the user page fault handler, before it sends SIGSEGV or SIGBUS;
+ * interrupts enabled, mmap_lock not held.
+ *
+ * Return: true if the fault was a stub's store and is taken care of.
+ */
+bool uprobe_stub_fault(struct pt_regs *regs, unsigned long address)
+{
+	unsigned long stub, vaddr;
+
+	if (!user_64bit_mode(regs) || address >= regs->sp ||
+	    address < regs->sp - sizeof(long))
+		return false;
+	stub = regs->ip & ~(UPROBE_STUB_BYTES - 1UL);
+	switch (regs->ip - stub) {
+	case 5:				/* push %rcx */
+	case 6:				/* push %r11 */
+	case 8:				/* push %rax */
+		break;
+	default:
+		return false;
+	}
+	vaddr = uprobe_stub_site(stub);
+	if (!vaddr || !uprobe_pre_sstep_notifier(regs))
+		return false;
+	arch_uprobe_leave_stub(regs, stub, vaddr);
+	regs->ip = vaddr + UPROBE_SWBP_INSN_SIZE;
+	return true;
 }
 
 /*

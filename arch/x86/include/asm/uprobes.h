@@ -150,4 +150,15 @@ struct pt_regs;
 /* Asked by do_int3_user() first: see arch/x86/kernel/uprobes.c. */
 bool uprobe_trap_int3(struct pt_regs *regs);
 
+/* Asked by the user page fault handler before it signals: see uprobes.c. */
+#ifdef CONFIG_X86_64
+bool uprobe_stub_fault(struct pt_regs *regs, unsigned long address);
+#else
+static inline bool uprobe_stub_fault(struct pt_regs *regs,
+				     unsigned long address)
+{
+	return false;
+}
+#endif
+
 #endif /* _ASM_X86_UPROBES_H */

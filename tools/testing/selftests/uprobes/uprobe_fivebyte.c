@@ -31,7 +31,8 @@
  * them through /proc/self/mem at once, unprivileged; another process
  * putting the original bytes back under running threads; a stub area
  * unmapped and another mapped at its address; tracers (ptrace, strace)
- * and seccomp filters that do not know the stubs' system call.
+ * and seccomp filters that do not know the stubs' system call; a stack
+ * that ends just below the red zone, where the stubs store.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1321,6 +1322,82 @@ TEST_F(five, stub_area_unmapped_no_alias)
 	TH_LOG("fb_nop5_leaf() after the new area: %s",
 	       WIFEXITED(st) && !WEXITSTATUS(st) ? "its own result" :
 	       WIFSIGNALED(st) ? "SIGSEGV" : "wrong");
+}
+
+/*
+ * fb_nop5_leaf(@seed) run with its stack pointer @sp (16 bytes above the
+ * stack pointer at its entry, which its call pushes): fb_nop5_leaf() uses
+ * rax, rcx, rdx and its red zone, nothing else.
+ */
+static long nop5_on_stack(long seed, void *sp)
+{
+	long ret;
+
+	asm volatile("mov %%rsp, %%rbx\n\t"
+		     "mov %[sp], %%rsp\n\t"
+		     "call fb_nop5_leaf\n\t"
+		     "mov %%rbx, %%rsp"
+		     : "=a" (ret), "+D" (seed)
+		     : [sp] "r" (sp)
+		     : "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11",
+		       "memory", "cc");
+	return ret;
+}
+
+#define EDGE_FAULTS	3	/* the stubs' three pushes; 1 more: none faults */
+
+/*
+ * A jump site whose stack ends just below the red zone: a stub's stores
+ * there (the three words 129 to 152 bytes below the stack pointer) must
+ * not get the program a SIGSEGV that the instruction would not have got.
+ * The child calls fb_nop5_leaf() (its red zone in use down to -128(%rsp))
+ * on a stack whose guard page starts 128, 136, 144 and 152 bytes below
+ * the site's stack pointer: the stub's first, second, third or no push
+ * faults. Results exact, every call counted, no signal. The trap variant
+ * (the nop emulated) and stock store nothing there.
+ */
+TEST_F(five, stack_end_below_red_zone)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	long i, k, calls = 0;
+	char *stk;
+	int st;
+
+	if (START("ufb_edge"))
+		return;
+	stk = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stk);
+	ASSERT_EQ(0, mprotect(stk, page, PROT_NONE));	/* the guard page */
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	EXPECT_EQ(nop5_want(1), fb_nop5_leaf(1));	/* makes the jump */
+	calls++;
+	if (variant->jump)
+		EXPECT_EQ(JMP_REL32, text_byte(fb_nop5_at));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (self->child == 0) {
+		long bad = 0;
+
+		for (k = 0; k <= EDGE_FAULTS; k++) {
+			/* the site's sp is 8 below: the call's return address */
+			char *sp = stk + page + 128 + 8 * k + 8;
+
+			for (i = 0; i < CALLS / 4; i++)
+				bad += nop5_on_stack(i, sp) != nop5_want(i);
+		}
+		_exit(bad ? 1 : 0);
+	}
+	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+	self->child = -1;
+	calls += (EDGE_FAULTS + 1) * (CALLS / 4);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		TH_LOG("child status %#x (%s)", st,
+		       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
+		       "a wrong result");
+	}
+	EXPECT_EQ(calls, ut_profile_hits("fb_nop5"));
+	munmap(stk, 2 * page);
 }
 
 /*
