@@ -262,7 +262,7 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 int uprobe_mmap(struct vm_area_struct *vma);
 void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 		   unsigned long end);
-void uprobe_start_move(struct vm_area_struct *vma);
+int uprobe_start_move(struct vm_area_struct *vma);
 void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new,
 		     unsigned long old_addr, unsigned long new_addr,
 		     unsigned long len);
@@ -558,8 +558,9 @@ static inline void uprobe_munmap(struct vm_area_struct *vma,
 {
 }
 
-static inline void uprobe_start_move(struct vm_area_struct *vma)
+static inline int uprobe_start_move(struct vm_area_struct *vma)
 {
+	return 0;
 }
 
 static inline void uprobe_end_move(struct vm_area_struct *vma,

@@ -318,8 +318,9 @@
  *			(analyse_in()), where the architecture needs an mm.
  *   xol_area->lock	allocating and filling a new XOL slot.
  *   uprobes_mm->remote_lock  a debugger's access of the mm's text (under
- *			the mmap_lock held for read); it may send IPIs
- *			(__restore_jump()).
+ *			the mmap_lock held for read), a jump taken out in
+ *			place (undo_jump_in_place(), mmap_lock held for
+ *			write); it may send IPIs (__restore_jump()).
  *   uprobes_mm->stub_lock  spinlock; a change of the mm's stub areas, under
  *			the mmap_lock (write: a new area; read or write: an
  *			area unmapped).
@@ -2675,8 +2676,8 @@ EXPORT_SYMBOL_GPL(uprobe_stats_settled);
 
 static void free_xol_area(struct xol_area *area);
 static void unmap_return_table(struct mm_struct *mm);
-static void undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
-		       unsigned long start, unsigned long end);
+static int undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
+		      unsigned long start, unsigned long end);
 static void dup_stub_areas(struct mm_struct *newmm, struct uprobes_mm *um,
 			   struct uprobes_mm *old_um);
 static int dup_undo_jump(struct mm_struct *newmm, struct uprobes_mm *um,
@@ -2886,27 +2887,34 @@ int uprobe_mmap(struct vm_area_struct *vma)
  * reading the destination then would fault pages in that the moved page
  * table entries overwrite: an orphaned page ("Bad rss-counter state") and
  * a lost breakpoint or counter. So uprobe_mmap() waits for uprobe_end_move().
+ * The jumps of the range are taken out first: a relative jump moved
+ * elsewhere would lead astray.
+ *
+ * Return: 0, or -ENOMEM if a jump could not be taken out (no memory for a
+ * copy of a page that another mm shares): mremap() fails, nothing moved.
  */
-void uprobe_start_move(struct vm_area_struct *vma)
+int uprobe_start_move(struct vm_area_struct *vma)
 {
 	struct uprobe_inode *ui;
 	struct uprobes_mm *um;
 
 	mmap_assert_write_locked(vma->vm_mm);
 	if (!vma->vm_file)
-		return;
+		return 0;
 	um = vma->vm_mm->uprobes_state.sites;
 	if (!um) {
 		ui = find_uprobe_inode(file_inode(vma->vm_file));
 		if (!ui)
-			return;		/* nothing of this file is probed */
+			return 0;	/* nothing of this file is probed */
 		put_uprobe_inode(ui);
 		um = get_uprobes_mm(vma->vm_mm);
 		if (!um)
-			return;
+			return 0;
 	}
-	undo_jumps(vma->vm_mm, um, vma->vm_start, vma->vm_end);
+	if (undo_jumps(vma->vm_mm, um, vma->vm_start, vma->vm_end))
+		return -ENOMEM;
 	um->moving = true;
+	return 0;
 }
 
 /*
@@ -4172,12 +4180,55 @@ static bool jump_there(struct uprobe_site *site, struct vm_area_struct *vma,
 }
 
 /*
+ * No memory for a copy of @page: take @site's jump out of it in place, as a
+ * debugger's write over the jump does (__restore_jump()), if the page is
+ * this mm's alone (as for write_in_place()). Caller holds the mmap_lock
+ * for write and a reference on @page, which @vma maps at the site.
+ *
+ * Return: 0; -EAGAIN if @page is no longer mapped there; @err if the page
+ * must be copied.
+ */
+static int undo_jump_in_place(struct vm_area_struct *vma, struct page *page,
+			      struct uprobe_site *site, int err)
+{
+	DEFINE_PAGE_VMA_WALK(pvmw, page, vma, site->vaddr, 0);
+	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
+	void *kaddr;
+	int ret = err;
+
+	mmap_assert_write_locked(vma->vm_mm);
+	if (!PageAnon(page) || PageKsm(page) || PageCompound(page))
+		return err;
+	mutex_lock(&um->remote_lock);
+	lock_page(page);
+	if (!page_vma_mapped_walk(&pvmw)) {
+		ret = -EAGAIN;
+		goto unlock_page;
+	}
+	/* The page lock and the mmap_lock keep the mapping from here on. */
+	page_vma_mapped_walk_done(&pvmw);
+	if (PageAnonExclusive(page)) {
+		kaddr = kmap_local_page(page);
+		__restore_jump(um, vma, page, kaddr, site->vaddr & PAGE_MASK,
+			       site);
+		kunmap_local(kaddr);
+		set_page_dirty(page);
+		ret = 0;
+	}
+unlock_page:
+	unlock_page(page);
+	mutex_unlock(&um->remote_lock);
+	return ret;
+}
+
+/*
  * Put our breakpoint back at @site in place of its jump, with the rest of
  * the original instruction after it. A site whose jump is no longer there
  * (its text went away) just forgets its stub. Caller holds @mm's
  * mmap_lock for write.
  *
- * Return: 0, or -ENOMEM/-ENOSPC with the jump still there.
+ * Return: 0, or -ENOMEM/-ENOSPC with the jump still there (no memory for
+ * a copy of a page that another mm shares).
  */
 static int undo_jump(struct mm_struct *mm, struct uprobe_site *site)
 {
@@ -4194,6 +4245,8 @@ static int undo_jump(struct mm_struct *mm, struct uprobe_site *site)
 			break;
 		ret = patch_page(vma, site->vaddr, page, site->saved,
 				 site->jump_len);
+		if (ret == -ENOMEM || ret == -ENOSPC)
+			ret = undo_jump_in_place(vma, page, site, ret);
 		put_page(page);
 	} while (ret == -EAGAIN);
 	if (ret)
@@ -4289,20 +4342,23 @@ unlock:
  * Undo the jumps of the sites of @mm in [@start, @end): mremap() is about
  * to move them, and a relative jump would lead elsewhere from there. They
  * move as breakpoints and become jumps again at their next hit.
+ *
+ * Return: 0, or the error of a jump still there.
  */
-static void undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
-		       unsigned long start, unsigned long end)
+static int undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
+		      unsigned long start, unsigned long end)
 {
 	struct uprobe_site *site;
 	unsigned long index;
+	int ret;
 
 	mmap_assert_write_locked(mm);
 	xa_for_each_range(&um->sites, index, site, start, end - 1) {
-		if (site->stub && undo_jump(mm, site))
-			pr_notice_ratelimited("uprobes: %s[%d]: no memory to take the jump at %#lx out before mremap(): it will lead astray\n",
-					      current->comm,
-					      task_pid_nr(current), index);
+		ret = undo_jump(mm, site);
+		if (ret)
+			return ret;
 	}
+	return 0;
 }
 
 /*

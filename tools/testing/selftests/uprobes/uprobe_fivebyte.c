@@ -32,7 +32,8 @@
  * putting the original bytes back under running threads; a stub area
  * unmapped and another mapped at its address; tracers (ptrace, strace)
  * and seccomp filters that do not know the stubs' system call; a stack
- * that ends just below the red zone, where the stubs store.
+ * that ends just below the red zone, where the stubs store; mremap() of a
+ * jump site with each of its allocations failing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +119,7 @@ FIXTURE(five) {
 	size_t ring_len;
 	pid_t child;
 	int jump_was;
+	bool fi_used;
 };
 
 FIXTURE_VARIANT(five) {
@@ -156,6 +158,8 @@ FIXTURE_TEARDOWN(five)
 		close(self->perf_fd);
 	if (self->grp[0])
 		ut_group_cleanup(self->grp);
+	if (self->fi_used)
+		ut_fi_restore();
 }
 
 /* SKIP the jump variant where the kernel has no jump sites. */
@@ -1820,6 +1824,157 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	EXPECT_EQ(commits + r.commits, total);
 	EXPECT_LE(commits + r.commits, ut_profile_hits("fb_rseq"));
 	EXPECT_EQ(jump ? JMP_REL32 : INT3, text_byte(at));
+}
+
+#define MREMAP_MAX_NTH	64	/* more than mremap() has fault points */
+#define MREMAP_DONE	10	/* child: the n-th point was never reached */
+#define MREMAP_CALLS	200
+
+static void *mremap_idle(void *arg)
+{
+	char c;
+
+	if (read(*(int *)arg, &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/*
+ * A fork child for mremap_fi(): maps this binary, makes the probed site
+ * of its fb_nop5_leaf() a jump (jump variant) with a second thread
+ * running, so that the text is never written in place unless it must be;
+ * with @shared, a fork child of its own keeps the page shared too. Then
+ * mremap()s it with the @n-th allocation of the call failing. Writes the
+ * number of calls it made to @out. Exit 0: results exact where the text
+ * is after the call; 1: a wrong result; 2: setup; 3: mremap() failed
+ * with another errno than ENOMEM; MREMAP_DONE: the call made fewer
+ * than @n allocations; 4: no jump at the site with @jump.
+ */
+static int mremap_fi_child(int n, bool jump, bool shared, int out)
+{
+	int64_t leaf_off = off_of("fb_nop5_leaf"), at_off = off_of("fb_nop5_at");
+	long page = sysconf(_SC_PAGESIZE), i, bad = 0, calls = 0;
+	char *map, *hole, *moved, *at;
+	long (*fn)(long seed);
+	int fd, nth, idle[2];
+	pthread_t th;
+	pid_t keeper = -1;
+	struct stat st;
+	size_t len;
+	long left;
+
+	fd = open(ut_self_exe(), O_RDONLY | O_CLOEXEC);
+	nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (fd < 0 || nth < 0 || fstat(fd, &st) || pipe(idle))
+		return 2;
+	len = (st.st_size + page - 1) & ~(page - 1);
+	map = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	hole = mmap(NULL, 2 * len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	if (map == MAP_FAILED || hole == MAP_FAILED ||
+	    pthread_create(&th, NULL, mremap_idle, &idle[0]))
+		return 2;
+	fn = (long (*)(long))(map + leaf_off);
+	for (i = 0; i < MREMAP_CALLS; i++, calls++)
+		bad += fn(i) != nop5_want(i);
+	if (jump && text_byte(map + at_off) != JMP_REL32)
+		return 4;
+	if (shared) {
+		keeper = fork();
+		if (keeper < 0)
+			return 2;
+		if (keeper == 0) {
+			char c;
+
+			close(idle[1]);
+			_exit(read(idle[0], &c, 1) < 0);
+		}
+	}
+	fflush(stdout);
+	if (ut_fail_nth_set(nth, n))
+		return 2;
+	moved = mremap(map, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       hole + len);
+	left = ut_fail_nth_get(nth);
+	ut_fail_nth_set(nth, 0);
+	if (moved == MAP_FAILED && errno != ENOMEM)
+		return 3;
+	at = moved == MAP_FAILED ? map : moved;
+	fn = (long (*)(long))(at + leaf_off);
+	for (i = 0; i < MREMAP_CALLS; i++, calls++)
+		bad += fn(i) != nop5_want(i);
+	if (write(out, &calls, sizeof(calls)) != sizeof(calls))
+		return 2;
+	close(idle[1]);		/* the thread and the keeper go */
+	if (keeper > 0)
+		waitpid(keeper, NULL, 0);
+	if (bad)
+		return 1;
+	return left > 0 ? MREMAP_DONE : 0;
+}
+
+/*
+ * mremap() of a jump site with each of its allocations failing in turn:
+ * results exact wherever the text is afterwards (the move refused with
+ * ENOMEM, or done), every call counted.
+ */
+static void mremap_fi(struct __test_metadata *_metadata,
+		      struct _test_data_five *self,
+		      const struct _fixture_variant_five *variant, bool shared)
+{
+	long calls, total = 0;
+	int n, st, out[2];
+	bool done;
+
+	if (!ut_file_exists("/proc/self/fail-nth"))
+		SKIP(return, "CONFIG_FAULT_INJECTION not enabled (no /proc/self/fail-nth)");
+	if (!ut_file_exists(UT_FI_DIR "/fail_page_alloc"))
+		SKIP(return, "CONFIG_FAIL_PAGE_ALLOC or _DEBUG_FS not enabled");
+	self->fi_used = true;
+	ASSERT_EQ(0, ut_fi_setup());
+	ASSERT_EQ(0, probe_nop5(self->grp));
+	ASSERT_EQ(0, pipe(out));
+	for (n = 1; n <= MREMAP_MAX_NTH; n++) {
+		self->child = fork();
+		ASSERT_LE(0, self->child);
+		if (self->child == 0) {
+			st = mremap_fi_child(n, variant->jump, shared, out[1]);
+			_exit(st);
+		}
+		ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
+		self->child = -1;
+		done = WIFEXITED(st) && WEXITSTATUS(st) == MREMAP_DONE;
+		ASSERT_TRUE(done || (WIFEXITED(st) && !WEXITSTATUS(st))) {
+			TH_LOG("n=%d: child status %#x (%s)", n, st,
+			       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
+			       "exit 1: a wrong result");
+		}
+		ASSERT_EQ((ssize_t)sizeof(calls),
+			  read(out[0], &calls, sizeof(calls)));
+		total += calls;
+		if (done)
+			break;
+	}
+	close(out[0]);
+	close(out[1]);
+	EXPECT_GT(MREMAP_MAX_NTH, n);	/* every point of the call was tried */
+	EXPECT_EQ(total, ut_profile_hits("fb_nop5"));
+}
+
+/* The jump site's page this mm's alone: its jump comes out in place. */
+TEST_F_TIMEOUT(five, mremap_without_memory, 120)
+{
+	if (START("ufb_mrfi"))
+		return;
+	mremap_fi(_metadata, self, variant, false);
+}
+
+/* The page shared with a fork child: the move refused, never a jump moved. */
+TEST_F_TIMEOUT(five, mremap_without_memory_shared, 120)
+{
+	if (START("ufb_mrfs"))
+		return;
+	mremap_fi(_metadata, self, variant, true);
 }
 
 /* A preemption inside a sequence across a probed 5-byte nop aborts it. */
