@@ -303,8 +303,8 @@
  *   probe (struct hit_guard, hit_hold()). A task is sent into a slot only
  *   from a read section, as the slot's reuse requires (hit_slot()).
  *   A consumer's handler runs in the read section and must not wait for
- *   the task's memory either (trace_uprobe fetches with faults disabled
- *   first; a fetch that needs a fault still takes it: see README).
+ *   the task's memory either (trace_uprobe finishes a fetch that needs a
+ *   fault on the task's way back to user mode).
  *
  * Locks, in the order they nest
  *   uprobe->reg_lock	serialises register/unregister/apply of one probe.

@@ -46,9 +46,10 @@
  *     perf), each time with a new tu_reg. Nothing waits for the handlers
  *     of a registration under event_mutex: disabling unregisters without
  *     waiting (uprobe_unregister_nosync()) and retires the tu_reg, which
- *     is freed once its handlers have returned (polled whenever the
- *     trace_uprobe is used, or waited for by the deferred free, or by a
- *     read of uprobe_profile, whose counts are then final). The handlers
+ *     is freed once its handlers have returned and the fetches they
+ *     deferred have run (polled whenever the trace_uprobe is used, or
+ *     waited for by the deferred free; a read of uprobe_profile waits for
+ *     the handlers only, whose counts are then final). The handlers
  *     still running find no trace file left and record nothing, and use
  *     perf's per-CPU event lists (call->perf_events, which perf frees an
  *     RCU grace period after disabling the event) only inside an RCU
@@ -77,17 +78,21 @@
  *			event's perf target list; a leaf lock. Readers (the
  *			core's filter calls, handlers) take no lock: they
  *			walk the list under RCU.
- *   Handlers run in the core's SRCU section and may sleep.
+ *   Handlers run in the core's global SRCU read section: they may sleep,
+ *   but never wait for the task's memory (see the hit path below).
  *
  * The hit path
  *   A handler runs in the probed task, preemptible, with the user registers.
- *   It measures the strings among the arguments (page faults allowed),
- *   reserves the record in each enabled trace instance's ring buffer, or in
- *   perf's buffer, and fetches the arguments straight into it with page
- *   faults disabled. When a read misses a page (not yet touched, swapped
- *   out), that record is dropped and the hit fetched once more, faults
- *   allowed, into a scratch record (on the stack when small, else
- *   kmalloc()ed) that is then copied: such arguments are read, not lost.
+ *   It measures the strings among the arguments, reserves the record in
+ *   each enabled trace instance's ring buffer, or in perf's buffer, and
+ *   fetches the arguments straight into it, all with page faults disabled.
+ *   When a read misses a page (not yet touched, swapped out, or one the
+ *   process makes wait for ever), that record is dropped and the hit is
+ *   finished on the task's way back to user mode, out of the read section
+ *   (struct tu_deferred, a task work holding its registration): fetched
+ *   once more, faults allowed, into a scratch record (on the stack when
+ *   small, else kmalloc()ed) that is then copied: such arguments are read,
+ *   not lost, and recorded a little later.
  *   Nothing is fetched when no instance records (tracing off,
  *   soft-disabled) and no perf event wants the hit.
  *
@@ -119,8 +124,10 @@
 #include <linux/rculist.h>
 #include <linux/security.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
+#include <linux/wait_bit.h>
 
 #include "trace_dynevent.h"
 #include "trace_probe.h"
@@ -211,6 +218,8 @@ struct trace_uprobe {
  * @cookie: from unregistration, the core's cookie for its handlers
  * @folded: its counts are in @tu's stats_done already: a later
  *	registration took the same core probe and counts from there on
+ * @deferred: hits of its handlers whose fetch waits for the task's way
+ *	back to user mode (struct tu_deferred); it is freed once none is left
  * @node: link in @tu's retired list from unregistration
  *
  * A new registration gets a new consumer, so that it never waits for the
@@ -223,6 +232,7 @@ struct tu_reg {
 	struct uprobe *held;
 	unsigned long cookie;
 	bool folded;
+	atomic_t deferred;
 	struct list_head node;
 };
 
@@ -230,12 +240,14 @@ struct tu_reg {
  * struct uprobe_fetch - what the fetch program of one hit reads
  * @regs: the task's user registers at the hit
  * @tu: the probe that was hit
+ * @reg: the registration whose handler runs
  * @vaddr: user address of the probed instruction (entry) or function
  *	(return)
  */
 struct uprobe_fetch {
 	struct pt_regs *regs;
 	struct trace_uprobe *tu;
+	struct tu_reg *reg;
 	unsigned long vaddr;
 };
 
@@ -348,6 +360,8 @@ static nokprobe_inline int fetch_store_strlen(unsigned long addr)
 	if (addr == FETCH_TOKEN_COMM)
 		return strlen(current->comm) + 1;
 	len = strnlen_user((const char __user *)addr, MAX_STRING_SIZE);
+	if (!len)
+		fetch_failed();
 	return min_t(long, len, MAX_STRING_SIZE);
 }
 
@@ -620,6 +634,25 @@ static int record_size(struct trace_uprobe *tu, int dsize)
 	return head_size(tu) + tu->tp.size + dsize;
 }
 
+/*
+ * dynamic_size() into *@dsize without taking a page fault (nothing sleeps,
+ * so on one CPU for fetch_missed). False when a string needed one.
+ */
+static bool dynamic_size_nofault(struct trace_uprobe *tu,
+				 struct uprobe_fetch *uf, int limit, int *dsize)
+{
+	bool missed;
+
+	preempt_disable();
+	__this_cpu_write(fetch_missed, false);
+	pagefault_disable();
+	*dsize = dynamic_size(tu, uf, limit);
+	pagefault_enable();
+	missed = __this_cpu_read(fetch_missed);
+	preempt_enable();
+	return !missed;
+}
+
 /**
  * struct uprobe_record - a scratch record: one hit's arguments, fetched
  *	with page faults allowed
@@ -776,12 +809,15 @@ static bool file_skips(struct trace_event_file *file)
 	       trace_event_ignore_this_pid(file);
 }
 
+static void defer_hit(struct uprobe_fetch *uf, int from, bool perf);
+
 /*
  * A fetch into a reserved event missed a page: fetch the hit again with
  * faults allowed, into a scratch record, and copy that into the files from
  * the @from-th link of the event on, whose triggers have run already. A
  * file enabled or disabled in between may shift the count, and get one
- * hit more or less around its enable or disable.
+ * hit more or less around its enable or disable. Runs from the task's way
+ * back to user mode (tu_deferred_run()).
  */
 static noinline void trace_hit_faulting(struct trace_uprobe *tu,
 					struct uprobe_fetch *uf, int from)
@@ -810,9 +846,10 @@ static noinline void trace_hit_files(struct trace_uprobe *tu,
 	struct event_file_link *link;
 	int n = 0, missed = -1, dsize = 0;
 
-	/* Measuring strings may fault and sleep: outside the RCU section. */
-	if (wanted && tu->dynamic)
-		dsize = dynamic_size(tu, uf, UPROBE_MAX_TRACE_RECORD);
+	/* A string that needs a page fault: every record waits (defer_hit()). */
+	if (wanted && tu->dynamic &&
+	    !dynamic_size_nofault(tu, uf, UPROBE_MAX_TRACE_RECORD, &dsize))
+		missed = 0;
 
 	rcu_read_lock();
 	trace_probe_for_each_link_rcu(link, &tu->tp) {
@@ -826,7 +863,7 @@ static noinline void trace_hit_files(struct trace_uprobe *tu,
 	}
 	rcu_read_unlock();
 	if (missed >= 0)
-		trace_hit_faulting(tu, uf, missed);
+		defer_hit(uf, missed, false);
 }
 
 /*
@@ -980,7 +1017,6 @@ enable_preempt:
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		     bool bpf, bool here)
 {
-	struct uprobe_record rec;
 	int dsize = 0;
 
 #ifdef CONFIG_BPF_EVENTS
@@ -994,12 +1030,18 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 #endif
 	if (!here)
 		return;		/* only skips work nobody wants */
-	/* Measuring strings may fault and sleep: before perf's buffer. */
-	if (tu->dynamic)
-		dsize = dynamic_size(tu, uf, UPROBE_MAX_PERF_RECORD);
-	if (perf_record(tu, uf, NULL, dsize))
-		return;
-	/* A page was missed: once more, with faults allowed. */
+	/* A page was missed: once more, with faults allowed, later. */
+	if ((tu->dynamic &&
+	     !dynamic_size_nofault(tu, uf, UPROBE_MAX_PERF_RECORD, &dsize)) ||
+	    !perf_record(tu, uf, NULL, dsize))
+		defer_hit(uf, -1, true);
+}
+
+/* perf_hit() once more, with page faults allowed (tu_deferred_run()). */
+static void perf_hit_faulting(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+	struct uprobe_record rec;
+
 	if (fetch_record(tu, uf, &rec, UPROBE_MAX_PERF_RECORD))
 		return;
 	perf_record(tu, uf, &rec, 0);
@@ -1020,7 +1062,91 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 		     bool bpf, bool here)
 {
 }
+
+static void perf_hit_faulting(struct trace_uprobe *tu, struct uprobe_fetch *uf)
+{
+}
 #endif
+
+/* ------------------------------------------------------ deferred fetches */
+
+/**
+ * struct tu_deferred - a hit whose arguments need a page fault to fetch
+ * @work: run on the task's way back to user mode (tu_deferred_run())
+ * @reg: the registration whose handler deferred it; its @deferred counts
+ *	this, so that it and its trace_uprobe stay
+ * @regs: a copy of the task's user registers at the hit
+ * @vaddr: the hit's struct uprobe_fetch.vaddr
+ * @from: record in the trace files from this link of the event on (as
+ *	trace_hit_faulting()), -1 for none
+ * @perf: hand the hit to the perf events on the CPU
+ *
+ * Handlers run in the core's global SRCU read section, where nothing may
+ * wait for user memory: a process can make such a wait last for ever.
+ */
+struct tu_deferred {
+	struct callback_head work;
+	struct tu_reg *reg;
+	struct pt_regs regs;
+	unsigned long vaddr;
+	int from;
+	bool perf;
+};
+
+static void put_deferred(struct tu_reg *reg)
+{
+	/* Pairs with atomic_read_acquire() in wait_retired(), reap_retired(). */
+	if (atomic_dec_and_test(&reg->deferred))
+		wake_up_var(&reg->deferred);
+}
+
+static void tu_deferred_run(struct callback_head *work)
+{
+	struct tu_deferred *d = container_of(work, struct tu_deferred, work);
+	struct trace_uprobe *tu = d->reg->tu;
+	struct uprobe_fetch uf = {
+		.regs = &d->regs,
+		.tu = tu,
+		.reg = d->reg,
+		.vaddr = d->vaddr,
+	};
+
+	/* From do_exit() the memory is gone: nothing to fetch. */
+	if (current->mm && !(current->flags & PF_EXITING)) {
+		if (d->from >= 0)
+			trace_hit_faulting(tu, &uf, d->from);
+		if (d->perf)
+			perf_hit_faulting(tu, &uf);
+	}
+	put_deferred(d->reg);
+	kfree(d);
+}
+
+/*
+ * Finish a hit whose fetch missed a page on current's way back to user
+ * mode, out of the core's read section, with page faults allowed; the
+ * memory it reads is the same until then. Without memory for that, the
+ * hit (counted) goes unrecorded.
+ */
+static void defer_hit(struct uprobe_fetch *uf, int from, bool perf)
+{
+	struct tu_deferred *d;
+
+	d = kmalloc(sizeof(*d), GFP_NOWAIT | __GFP_NOWARN);
+	if (!d)
+		return;
+	d->reg = uf->reg;
+	d->regs = *uf->regs;
+	d->vaddr = uf->vaddr;
+	d->from = from;
+	d->perf = perf;
+	init_task_work(&d->work, tu_deferred_run);
+	atomic_inc(&d->reg->deferred);
+	if (task_work_add(current, &d->work, TWA_RESUME)) {
+		put_deferred(d->reg);	/* current is exiting */
+		kfree(d);
+	}
+}
 
 /* ------------------------------------------------------------- handlers */
 
@@ -1059,6 +1185,7 @@ static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	struct uprobe_fetch uf = {
 		.regs = regs,
 		.tu = tu,
+		.reg = container_of(uc, struct tu_reg, consumer),
 		/* the core runs handlers with the IP at the probed address */
 		.vaddr = instruction_pointer(regs),
 	};
@@ -1088,6 +1215,7 @@ static int return_handler(struct uprobe_consumer *uc,
 	struct uprobe_fetch uf = {
 		.regs = regs,
 		.tu = tu,
+		.reg = container_of(uc, struct tu_reg, consumer),
 		.vaddr = func,
 	};
 	bool unwanted;
@@ -1129,14 +1257,18 @@ static void reg_done(struct trace_uprobe *tu, struct tu_reg *reg)
 	kfree(reg);
 }
 
-/* Free the retired registrations whose handlers have returned; never waits. */
+/*
+ * Free the retired registrations whose handlers have returned, and whose
+ * deferred fetches too; never waits.
+ */
 static void reap_retired(struct trace_uprobe *tu)
 {
 	struct tu_reg *reg, *next;
 
 	list_for_each_entry_safe(reg, next, &tu->retired, node)
 		if (uprobe_unregister_done(reg->cookie) &&
-		    uprobe_stats_settled(reg->held))
+		    uprobe_stats_settled(reg->held) &&
+		    !atomic_read_acquire(&reg->deferred))
 			reg_done(tu, reg);
 }
 
@@ -1169,16 +1301,23 @@ static bool tu_stats(struct trace_uprobe *tu, struct uprobe_stats *st)
 }
 
 /*
- * Wait for the handlers of @tu's retired registrations. Caller holds
- * event_mutex or owns @tu (deleted).
+ * Wait for the handlers of @tu's retired registrations (their hits are
+ * counted then), and with @deferred for the fetches they deferred too,
+ * which a process can keep waiting for ever: only the free of a deleted
+ * @tu waits for those, outside event_mutex. A registration is freed once
+ * both are done. Caller holds event_mutex or owns @tu (deleted).
  */
-static void wait_retired(struct trace_uprobe *tu)
+static void wait_retired(struct trace_uprobe *tu, bool deferred)
 {
 	struct tu_reg *reg, *next;
 
 	list_for_each_entry_safe(reg, next, &tu->retired, node) {
 		uprobe_unregister_wait(reg->cookie);
-		reg_done(tu, reg);
+		if (deferred)
+			wait_var_event(&reg->deferred,
+				       !atomic_read(&reg->deferred));
+		if (!atomic_read_acquire(&reg->deferred))
+			reg_done(tu, reg);
 	}
 }
 
@@ -1660,7 +1799,7 @@ static void tu_free(struct trace_uprobe *tu)
 {
 	if (!tu)
 		return;
-	wait_retired(tu);
+	wait_retired(tu, true);
 	path_put(&tu->path);
 	trace_probe_cleanup(&tu->tp);
 	kfree(tu->filename);
@@ -1679,7 +1818,7 @@ static void tu_free_work(struct work_struct *work)
 	struct trace_uprobe *tu = container_of(work, struct trace_uprobe,
 					       free_work);
 
-	wait_retired(tu);
+	wait_retired(tu, true);
 	mutex_lock(&event_mutex);
 	/* The event lives on with its other probes, or goes with this one. */
 	if (!tu->owns_event)
@@ -2181,7 +2320,7 @@ static void list_definition(struct seq_file *m, struct trace_uprobe *tu)
  */
 static void list_profile(struct seq_file *m, struct trace_uprobe *tu)
 {
-	wait_retired(tu);
+	wait_retired(tu, false);
 	seq_printf(m, "  %s %-44s %15lu\n", tu->filename,
 		   trace_probe_name(&tu->tp), tu_hits(tu));
 }
