@@ -5,7 +5,8 @@
  * libbpf, which loads uprobe_clients.bpf.o and attaches its programs with
  * bpf_program__attach_uprobe_opts() and bpf_program__attach_usdt(), bcc's
  * funccount and trace, stress-ng's uprobe stressor (alone and beside its
- * ptrace and sigtrap stressors), and perf record's
+ * ptrace and sigtrap stressors), python3's subprocess (vfork()) with the
+ * C library's vfork() return-probed, and perf record's
  * callchains through a return-probed frame.
  * The harness runs this suite in a chroot of the build machine's root
  * (CONFIG=full and debug), where Debian's packages of the tools are.
@@ -871,6 +872,54 @@ TEST_F_TIMEOUT(clients, stress_ng_tracing_stressors, 300)
 	ASSERT_EQ(0, ut_probe_del(self->grp, "ret"));
 	/* stress-ng removed its own probe */
 	expect_no_probes(_metadata);
+}
+
+#define PY_RUNS	10
+
+/*
+ * Debian's python3 runs subprocess.run() PY_RUNS times (vfork(), since
+ * Python 3.10) with the C library's vfork() entry- and return-probed:
+ * every child runs and exits 0, python3 exits 0, and the probes count
+ * each vfork() once at entry and twice at return (the child's return,
+ * then the parent's). Stock 6.1 copies pending returns to a vfork child
+ * too.
+ */
+TEST_F_TIMEOUT(clients, python_subprocess_vfork_probed, 300)
+{
+	static const char script[] =
+		"import subprocess\n"
+		"n = sum(subprocess.run(['/bin/true'], close_fds=True).returncode == 0\n"
+		"        for _ in range(%d))\n"
+		"print('ran', n)\n";
+	const char *const argv[] = { "/usr/bin/python3", "-c", self->prog,
+				     NULL };
+	char libc[PATH_MAX], want[32];
+	int64_t off;
+	int status;
+
+	if (ut_start(_metadata, self->grp, sizeof(self->grp), "upyvfk"))
+		return;
+	if (!ut_file_exists("/usr/bin/python3"))
+		SKIP(return, "no python3 (Debian package python3)");
+	ASSERT_EQ(0, self_libc(libc, sizeof(libc)));
+	off = ut_elf_sym_offset(libc, "vfork");
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, ut_probe_add("p:%s/entry %s:0x%llx", self->grp, libc,
+				  (unsigned long long)off));
+	ASSERT_EQ(0, ut_probe_add("r:%s/ret %s:0x%llx", self->grp, libc,
+				  (unsigned long long)off));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "entry", true));
+	ASSERT_EQ(0, ut_event_enable(self->grp, "ret", true));
+	snprintf(self->prog, sizeof(self->prog), script, PY_RUNS);
+	ASSERT_EQ(0, tool_start(&self->tool, argv));
+	status = tool_stop(&self->tool, 0);
+	EXPECT_EQ(0, status) TH_LOG("python3: %s", self->tool.out);
+	snprintf(want, sizeof(want), "ran %d\n", PY_RUNS);
+	EXPECT_NE(NULL, strstr(self->tool.out, want)) {
+		TH_LOG("python3: %s", self->tool.out);
+	}
+	EXPECT_EQ(PY_RUNS, ut_profile_hits("entry"));
+	EXPECT_EQ(2 * PY_RUNS, ut_profile_hits("ret"));
 }
 
 /*
