@@ -4,13 +4,17 @@
  * Unprivileged worker processes (uid 65534) do, at random, what a process
  * may do to itself around probed code: call it and check every result,
  * fork, vfork (from a return-probed function), threads, exec, a second
- * mapping of the text (called, moved by mremap(), unmapped), madvise() of
- * the probed page, /proc/self/mem reads and writes of the original bytes
- * over a probed site, process_vm_readv(), ptrace peeks and single-steps of
- * a child, signals on an alternate stack. Meanwhile root enables, disables,
- * deletes and defines again entry and return probes on that code through
- * tracefs, opens and closes perf uprobe events, and turns jump sites on and
- * off. Invariants: every result exact, no worker or child killed by a
+ * mapping of the text (called, moved by mremap(), unmapped), madvise() and
+ * mprotect() of the probed page, /proc/self/mem reads and writes of the
+ * original bytes over a probed site, process_vm_readv(), ptrace peeks and
+ * single-steps of a child, signals on an alternate stack, restartable
+ * sequences around a probed nop in two threads, and probed calls on a
+ * stack whose pages a userfaultfd serves late. Meanwhile root enables,
+ * disables, deletes and defines again entry and return probes on that code
+ * through tracefs (with arguments fetched from the stack, some from pages
+ * not there yet), opens and closes perf uprobe events, and turns jump sites
+ * on and off. Invariants: every result exact, every rseq addition
+ * counted, no worker or child killed by a
  * signal it did not ask for, every debugger read the original text, no
  * event of the run left in uprobe_stats and the text the file's once all
  * probes are gone; the harness checks the console (lockdep, KASAN,
@@ -23,6 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -30,8 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/rseq.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -52,6 +60,7 @@
 #define TT_TORN		0x02	/* a debugger read not the original text */
 #define TT_CHILD	0x04	/* a child failed or died of a signal */
 #define TT_SETUP	0x08	/* a system call that must work failed */
+#define TT_RSEQ		0x10	/* an rseq addition lost */
 
 static long nop5_want(long seed)
 {
@@ -119,7 +128,7 @@ static void tt_sig_handler(int sig)
 
 /* The last operation of the worker, for the report of its failure. */
 static int tt_last_op;
-#define TT_NR_OPS	11
+#define TT_NR_OPS	14
 /* Operations not done (UPROBE_TORTURE_SKIP: a mask of 1 << op) */
 static unsigned int tt_skip_ops;
 
@@ -273,6 +282,182 @@ static int tt_ptrace_op(unsigned int *rs)
 	return ret | tt_reap(pid, "traced");
 }
 
+/* The probed page writable for a while: split from its mapping, merged back. */
+static int tt_mprotect_op(unsigned int *rs)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *pg = (void *)((uintptr_t)fb_nop5_at & ~(uintptr_t)(page - 1));
+	int ret;
+
+	if (mprotect(pg, page, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return TT_SETUP;
+	ret = tt_calls(rs, 50);
+	if (mprotect(pg, page, PROT_READ | PROT_EXEC))
+		ret |= TT_SETUP;
+	return ret;
+}
+
+#define TT_RSEQ_ADDS	2000
+#define TT_RSEQ_CPUS	1024	/* room for every rseq cpu_id */
+
+struct tt_rseq {
+	long *counts;
+	int bad;
+};
+
+/* TT_RSEQ_ADDS additions to counts[cpu] across a probed nop, under rseq. */
+static void *tt_rseq_thread(void *arg)
+{
+	struct tt_rseq *r = arg;
+	struct rseq *rs = ut_rseq_area();
+	int i;
+
+	if (!rs || (int)UT_READ_ONCE(rs->cpu_id) < 0) {
+		r->bad = TT_SETUP;
+		return NULL;
+	}
+	for (i = 0; i < TT_RSEQ_ADDS; i++) {
+		while (fb_rseq_nop5(rs, r->counts))
+			;	/* aborted: again */
+		if (!(i % 64))
+			sched_yield();
+	}
+	return NULL;
+}
+
+/*
+ * Two threads add to per-CPU counts in restartable sequences around a
+ * probed nop: a preemption between load and commit must abort, or an
+ * addition is lost.
+ */
+static int tt_rseq_op(void)
+{
+	struct tt_rseq r = { .counts = calloc(TT_RSEQ_CPUS, sizeof(long)) };
+	pthread_t t;
+	long sum = 0;
+	int i;
+
+	if (!r.counts || !ut_rseq_area())
+		goto out;	/* glibc without rseq: nothing to do */
+	if (pthread_create(&t, NULL, tt_rseq_thread, &r)) {
+		r.bad = TT_SETUP;
+		goto out;
+	}
+	tt_rseq_thread(&r);
+	pthread_join(t, NULL);
+	for (i = 0; i < TT_RSEQ_CPUS; i++)
+		sum += r.counts[i];
+	if (!r.bad && sum != 2 * TT_RSEQ_ADDS) {
+		printf("# torture: rseq: %ld additions of %d\n", sum,
+		       2 * TT_RSEQ_ADDS);
+		r.bad = TT_RSEQ;
+	}
+out:
+	free(r.counts);
+	return r.bad;
+}
+
+#define TT_UFFD_PAGES	4
+
+struct tt_uffd {
+	int fd;
+	unsigned int seed;
+	int stop;
+};
+
+/*
+ * Serve the stack's missing pages with zeroes, each a little late (the fd
+ * is O_NONBLOCK: poll() tells when a fault waits).
+ */
+static void *tt_uffd_server(void *arg)
+{
+	struct tt_uffd *u = arg;
+	struct uffdio_zeropage zp;
+	struct uffd_msg msg;
+	struct pollfd pfd = { .fd = u->fd, .events = POLLIN };
+	long page = sysconf(_SC_PAGESIZE);
+
+	while (!UT_READ_ONCE(u->stop)) {
+		if (poll(&pfd, 1, 10) <= 0)
+			continue;
+		if (read(u->fd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		usleep(rand_r(&u->seed) % 2000);
+		zp.range.start = msg.arg.pagefault.address & ~(page - 1);
+		zp.range.len = page;
+		zp.mode = 0;
+		/* mapped meanwhile: the faulting thread still waits */
+		if (ioctl(u->fd, UFFDIO_ZEROPAGE, &zp) && errno == EEXIST)
+			ioctl(u->fd, UFFDIO_WAKE, &zp.range);
+	}
+	return NULL;
+}
+
+/* fb_nop5_leaf(@seed) run with stack pointer @sp (as in uprobe_fivebyte). */
+static long tt_nop5_on_stack(long seed, void *sp)
+{
+	long ret;
+
+	asm volatile("mov %%rsp, %%rbx\n\t"
+		     "mov %[sp], %%rsp\n\t"
+		     "call fb_nop5_leaf\n\t"
+		     "mov %%rbx, %%rsp"
+		     : "=a" (ret), "+D" (seed)
+		     : [sp] "r" (sp)
+		     : "rbx", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11",
+		       "memory", "cc");
+	return ret;
+}
+
+/*
+ * Probed calls (entry, return and jump sites, fetches below the stack
+ * pointer) on a stack whose pages a userfaultfd of this process serves
+ * late, user faults only (what an unprivileged process may ask for): the
+ * kernel's own accesses there fail rather than wait.
+ */
+static int tt_uffd_op(unsigned int *rs)
+{
+	long page = sysconf(_SC_PAGESIZE), seed;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct tt_uffd u = { .seed = rand_r(rs) };
+	size_t len = TT_UFFD_PAGES * page;
+	int ret = 0, i;
+	pthread_t t;
+	char *stk;
+
+	u.fd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK |
+		       UFFD_USER_MODE_ONLY);
+	if (u.fd < 0)
+		return 0;	/* no CONFIG_USERFAULTFD: nothing to do */
+	stk = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (uintptr_t)stk;
+	reg.range.len = len;
+	if (stk == MAP_FAILED || ioctl(u.fd, UFFDIO_API, &api) ||
+	    ioctl(u.fd, UFFDIO_REGISTER, &reg) ||
+	    pthread_create(&t, NULL, tt_uffd_server, &u)) {
+		ret = TT_SETUP;
+		goto close;
+	}
+	for (i = 0; i < 20; i++) {
+		/* anywhere in the stack, at least a red zone above its end */
+		char *sp = stk + 256 + (rand_r(rs) % (len - 512) & ~15UL);
+
+		seed = rand_r(rs) % 2000;
+		if (tt_nop5_on_stack(seed, sp) != nop5_want(seed))
+			ret |= TT_WRONG;
+	}
+	UT_WRITE_ONCE(u.stop, 1);
+	pthread_join(t, NULL);
+close:
+	if (stk != MAP_FAILED)
+		munmap(stk, len);
+	close(u.fd);
+	return ret;
+}
+
 /* One operation of a worker, chosen by @rs; the failure bits. */
 static int tt_op(unsigned int *rs, int64_t leaf_off)
 {
@@ -332,6 +517,12 @@ static int tt_op(unsigned int *rs, int64_t leaf_off)
 		return ret | tt_calls(rs, 20);
 	case 8:
 		return tt_alias_op(rs, leaf_off);
+	case 10:
+		return tt_mprotect_op(rs);
+	case 11:
+		return tt_rseq_op();
+	case 12:
+		return tt_uffd_op(rs);
 	case 9:
 		madvise((void *)((uintptr_t)fb_nop5_at &
 				 ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)),
@@ -382,24 +573,30 @@ static void tt_worker(unsigned int seed, time_t deadline, int64_t leaf_off)
 	_exit(ret);
 }
 
-/* The root side's events: entry and return probes on the workers' code. */
+/*
+ * The root side's events: entry and return probes on the workers' code,
+ * some with arguments from the stack (the red zone, and a page below it
+ * that may not be there: a fetch that needs a fault).
+ */
 static const struct {
-	const char *ev, *type, *sym;
+	const char *ev, *type, *sym, *args;
 } tt_events[] = {
-	{ "nop5", "p", "fb_nop5_at" },
-	{ "mov5", "p", "fb_mov5_at" },
-	{ "leaf_ret", "r", "fb_nop5_leaf" },
-	{ "vfork_ret", "r", "tt_vfork" },
+	{ "nop5", "p", "fb_nop5_at", " rz=-8(%sp):s64 far=-4096(%sp):x64" },
+	{ "mov5", "p", "fb_mov5_at", "" },
+	{ "leaf_ret", "r", "fb_nop5_leaf", " ret=$retval" },
+	{ "vfork_ret", "r", "tt_vfork", "" },
+	{ "rseq_nop5", "p", "fb_rseq_nop5_at", " cpu=+4(%di):u32" },
 };
 
 #define TT_NR_EVENTS	ARRAY_SIZE(tt_events)
 
 static int tt_define(int i)
 {
-	return ut_probe_add("%s:%s/%s %s:%#llx", tt_events[i].type, TT_GRP,
+	return ut_probe_add("%s:%s/%s %s:%#llx%s", tt_events[i].type, TT_GRP,
 			    tt_events[i].ev, ut_self_exe(),
 			    (unsigned long long)ut_elf_sym_offset(ut_self_exe(),
-								  tt_events[i].sym));
+								  tt_events[i].sym),
+			    tt_events[i].args);
 }
 
 /* How long the run lasts: the environment's, else by kernel config. */
@@ -532,8 +729,9 @@ TEST_F_TIMEOUT(torture, random_ops_while_probes_churn, 900)
 	for (i = 0; i < TT_WORKERS; i++) {
 		ASSERT_EQ(self->workers[i], waitpid(self->workers[i], &st, 0));
 		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-			TH_LOG("worker %d: status %#x (bits: 1 wrong, 2 torn, 4 child, 8 setup)",
+			TH_LOG("worker %d: status %#x (bits: 1 wrong, 2 torn, 4 child,",
 			       i, st);
+			TH_LOG("  8 setup, 16 rseq)");
 			TH_LOG("reproduce: make torture SEED=%u SECONDS=%d",
 			       seed, secs);
 		}
