@@ -1349,6 +1349,7 @@ static long nop5_on_stack(long seed, void *sp)
 }
 
 #define EDGE_FAULTS	3	/* the stubs' three pushes; 1 more: none faults */
+#define EDGE_CALLS	1000	/* calls per stack end */
 
 /*
  * A jump site whose stack ends just below the red zone: a stub's stores
@@ -1387,14 +1388,14 @@ TEST_F(five, stack_end_below_red_zone)
 			/* the site's sp is 8 below: the call's return address */
 			char *sp = stk + page + 128 + 8 * k + 8;
 
-			for (i = 0; i < CALLS / 4; i++)
+			for (i = 0; i < EDGE_CALLS; i++)
 				bad += nop5_on_stack(i, sp) != nop5_want(i);
 		}
 		_exit(bad ? 1 : 0);
 	}
 	ASSERT_EQ(self->child, waitpid(self->child, &st, 0));
 	self->child = -1;
-	calls += (EDGE_FAULTS + 1) * (CALLS / 4);
+	calls += (EDGE_FAULTS + 1) * EDGE_CALLS;
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 		TH_LOG("child status %#x (%s)", st,
 		       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
@@ -1828,7 +1829,7 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 
 #define MREMAP_MAX_NTH	64	/* more than mremap() has fault points */
 #define MREMAP_DONE	10	/* child: the n-th point was never reached */
-#define MREMAP_CALLS	200
+#define MREMAP_CALLS	50
 
 static void *mremap_idle(void *arg)
 {
