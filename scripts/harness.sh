@@ -402,7 +402,7 @@ boot() {
 	cat "$IRD/base.cpio" "$IRD/extra.cpio" >"$IRD/boot.cpio"
 	if [ "$CONFIG" = fast ]; then mem=1024; else mem=2048; fi
 	if [ -z "$limit" ]; then
-		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = fast ]; then limit=1200; else limit=2400; fi
+		if [ "$mode" = shell ]; then limit=14400; elif [ "$CONFIG" = fast ]; then limit=1200; else limit=3600; fi
 	fi
 	accel=$(accel_args)
 	# Debian's config patches kernel text with IPIs (static calls, jump labels) that
