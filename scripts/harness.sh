@@ -438,7 +438,8 @@ boot() {
 		timeout --foreground -k 10 "$limit" "${qemu[@]}" || rc=$?
 		return 0
 	fi
-	timeout -k 10 "$limit" "${qemu[@]}" </dev/null || rc=$?
+	: >"$LOGS/times.txt"
+	timeout -k 10 "$limit" "${qemu[@]}" </dev/null | guest_times "$LOGS/times.txt" || rc=$?
 	GUEST_RC=$(tr -d '\r' <"$LOGS/out.log" | sed -n 's/.*@@EXIT=\([0-9]*\)@@.*/\1/p' | tail -1)
 	if [ -z "$GUEST_RC" ]; then
 		if [ $rc = 124 ]; then
@@ -449,6 +450,20 @@ boot() {
 		fi
 		GUEST_RC=125
 	fi
+}
+
+# Copies the guest's output, writing each test's result line with the seconds since its
+# RUN line to $1 (the host's clock: the guest's output is not changed).
+guest_times() {
+	local line t0=$SECONDS
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '%s\n' "$line"
+		line=${line%$'\r'}
+		case $line in
+		"#  RUN "*) t0=$SECONDS ;;
+		"ok "* | "not ok "*) printf '%5d %s\n' $((SECONDS - t0)) "$line" >>"$1" ;;
+		esac
+	done
 }
 
 # TCG unless a probe boot proves that KVM runs our guests on this machine.
@@ -573,6 +588,10 @@ cmd_check() {
 	CMD=/harness/run-tests.sh
 	boot cmd
 	summarise
+	if [ -s "$LOGS/times.txt" ]; then
+		say "slowest tests (s; all in $LOGS/times.txt):"
+		sort -rn "$LOGS/times.txt" | head -12 >&2
+	fi
 	host_insn_check
 	local problems
 	problems=$(console_problems)
