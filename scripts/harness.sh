@@ -175,8 +175,14 @@ patched_paths() {
 	done | sort -u
 }
 
-# Make src/$1 = src/stock + overlay + patches, touching only files whose content changes
-# (so that an incremental build recompiles just what was edited).
+# Base files the overlay removes (patches/removed: one path per line, # comments).
+removed_paths() {
+	[ -f "$TOP/patches/removed" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/removed" | grep . || true
+}
+
+# Make src/$1 = src/stock + overlay + patches - patches/removed, touching only files whose
+# content changes (so that an incremental build recompiles just what was edited).
 sync_tree() {
 	local kind=$1 tree=$B/src/$1 st=$B/src/.staging new=$B/src/.managed-$1.new old=$B/src/.managed-$1 f p src
 	if [ ! -f "$tree/.copied" ]; then
@@ -189,6 +195,12 @@ sync_tree() {
 	fi
 	rm -rf "$st" && mkdir -p "$st"
 	{ overlay_map "$kind" | cut -d' ' -f1; patched_paths "$kind"; } | sort -u >"$new"
+	for f in $(removed_paths); do
+		[ -f "$SRC_STOCK/$f" ] || die "patches/removed: $f is not a base file"
+		! grep -qx "$f" "$new" || die "patches/removed: $f is also in the overlay or a patch"
+		echo "$f" >>"$new"
+	done
+	sort -o "$new" "$new"
 	for f in $(patched_paths "$kind"); do
 		[ -f "$SRC_STOCK/$f" ] || continue
 		mkdir -p "$st/$(dirname "$f")" && cp "$SRC_STOCK/$f" "$st/$f"

@@ -76,13 +76,21 @@ overlay_paths() {
 	(cd "$TOP" && find "${1%/}" -type f ! -name '.*' ! -name '*.o' | sort)
 }
 
-# Every overlay file and every patch, as the series names them ("patches/NAME").
+# Base files the series deletes (patches/removed), as the series names them ("-PATH").
+removed_items() {
+	[ -f "$TOP/patches/removed" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/removed" | grep . | sed 's/^/-/' || true
+}
+
+# Every overlay file, every patch and every removal, as the series names them
+# ("patches/NAME", "-PATH").
 all_items() {
 	local d
 	for d in $OVERLAY_DIRS; do
 		[ -d "$TOP/$d" ] && overlay_paths "$d"
 	done
 	(cd "$TOP" && ls patches/*.patch)
+	removed_items
 }
 
 # Each file and patch in exactly one entry; every entry's files exist.
@@ -97,7 +105,7 @@ check_spec() {
 			shift
 			for item in "$@"; do
 				case $item in
-				patches/*) echo "$item" ;;
+				patches/* | -*) echo "$item" ;;
 				*) [ -e "$TOP/$item" ] || die "series names $item, which is not in the repo"
 				   overlay_paths "$item" ;;
 				esac
@@ -231,6 +239,10 @@ cmd_make() {
 				patches/*)
 					apply_patch "$TOP/$item"
 					diff_paths "$TOP/$item" >>"$paths" ;;
+				-*)
+					[ -f "$REPO/${item#-}" ] || die "series removes ${item#-}, not in the tree"
+					rm "$REPO/${item#-}"
+					echo "${item#-}" >>"$paths" ;;
 				*) overlay_paths "$item" | while read -r f; do
 					mkdir -p "$REPO/$(dirname "$f")"
 					cp "$TOP/$f" "$REPO/$f"
