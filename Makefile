@@ -4,7 +4,7 @@
 #   torture [SECONDS=300] [SEED=n] |
 #   kernel | deps | clean | crossbuild [TARGETS='arm64:link ...'] | series | series-check |
 #   series-am | series-deb
-#   IMPL=ours|stock|wip|series (default ours; series: the tree series-am made),
+#   IMPL=ours|stock|series (default ours; series: the tree series-am made),
 #   CONFIG=fast|full|debug|debian (default fast), ICOUNT=1 (vm: one vCPU, guest clock counts
 #   guest instructions), KAPPEND='more kernel command line' (uprobes.jump_sites=1)
 

@@ -6,7 +6,7 @@
 #   harness.sh deps [PKG...]|tree|kernel|selftests|initramfs|vm|shell|check|run|lint|bench|
 #              profile|info|summary
 #
-# Environment: IMPL=ours|stock|wip|series (default ours; series: the tree make series-am
+# Environment: IMPL=ours|stock|series (default ours; series: the tree make series-am
 # made by git am of the series on Debian's source, built as it is),
 # CONFIG=fast|full|debug|debian (default fast; full adds scripts/configs/full*.config, debug
 # adds those and debug.config; debian is Debian's own amd64 config with modules off, plus the
@@ -21,8 +21,6 @@
 # Layout of the build directory ($B, default ./build, git-ignored):
 #   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)
 #   src/ours/         a copy of it with our overlay files and patches/ applied
-#   src/wip/          the same plus wip/{kernel,include,arch} and wip/patches (IMPL=wip:
-#                     replacements under construction, kept out of the default build)
 #   series-am/        Debian's source with the series applied by git am (scripts/series.sh)
 #   obj/IMPL-CONFIG/  out-of-tree kernel objects (.config, bzImage)
 #   selftests/        tools/testing/selftests/uprobes built from the ours tree (the series-am
@@ -44,7 +42,6 @@ JOBS=${JOBS:-$(nproc)}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC_STOCK=$B/src/stock
 SRC_OURS=$B/src/ours
-SRC_WIP=$B/src/wip
 SRC_SERIES=$B/series-am
 # What differs between the guest architectures: kbuild's ARCH, the cross compiler, the
 # kernel image, the console the kernel writes (console.log) and the one the guest command's
@@ -68,7 +65,7 @@ IRD=$B/initramfs$SUF
 # Directories of the repo that mirror the kernel tree.
 OVERLAY_DIRS="kernel include arch Documentation tools"
 
-case $IMPL in ours|stock|wip|series) ;; *) echo "IMPL must be ours, stock, wip or series, not '$IMPL'" >&2; exit 2;; esac
+case $IMPL in ours|stock|series) ;; *) echo "IMPL must be ours, stock or series, not '$IMPL'" >&2; exit 2;; esac
 case $CONFIG in fast|full|debug|debian) ;; *) echo "CONFIG must be fast, full, debug or debian, not '$CONFIG'" >&2; exit 2;; esac
 # CONFIG=debian starts from the config Debian builds its amd64 kernel with (linux-config-6.1).
 DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
@@ -83,7 +80,6 @@ die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 src_dir() {
 	case $IMPL in
 	stock) echo "$SRC_STOCK" ;;
-	wip) echo "$SRC_WIP" ;;
 	series) echo "$SRC_SERIES" ;;
 	*) echo "$SRC_OURS" ;;
 	esac
@@ -141,7 +137,7 @@ extract_stock() {
 	[ -f "$SRC_STOCK/.extracted" ] && return 0
 	[ -r "$TARBALL" ] || die "$TARBALL missing: run 'make deps' (apt-get install linux-source-6.1)"
 	say "extracting $TARBALL"
-	rm -rf "$SRC_STOCK" "$SRC_OURS" "$SRC_WIP" "$B/src/.tmp"
+	rm -rf "$SRC_STOCK" "$SRC_OURS" "$B/src/.tmp"
 	mkdir -p "$B/src/.tmp"
 	tar -xJf "$TARBALL" -C "$B/src/.tmp"
 	mv "$B/src/.tmp/linux-source-6.1" "$SRC_STOCK"
@@ -150,22 +146,18 @@ extract_stock() {
 	touch "$SRC_STOCK/.extracted" 2>/dev/null || { chmod u+w "$SRC_STOCK"; touch "$SRC_STOCK/.extracted"; chmod u-w "$SRC_STOCK"; }
 }
 
-# "PATH SOURCE" for each file that replaces or adds PATH in tree $1 (ours or wip); a later
-# line for the same PATH wins.
+# "PATH SOURCE" for each file that replaces or adds PATH in the ours tree.
 overlay_map() {
-	local d root
-	for root in "" $([ "$1" = wip ] && echo wip/); do
-		for d in $OVERLAY_DIRS; do
-			[ -d "$TOP/$root$d" ] || continue
-			(cd "$TOP/$root" && find "$d" -type f ! -name '*.o' ! -name '.*' | sort) |
-				while read -r f; do echo "$f $TOP/$root$f"; done
-		done
+	local d
+	for d in $OVERLAY_DIRS; do
+		[ -d "$TOP/$d" ] || continue
+		(cd "$TOP" && find "$d" -type f ! -name '*.o' ! -name '.*' | sort) |
+			while read -r f; do echo "$f $TOP/$f"; done
 	done
 }
 
 patch_files() {
 	ls "$TOP"/patches/*.patch 2>/dev/null | sort || true
-	[ "$1" = wip ] && ls "$TOP"/wip/patches/*.patch 2>/dev/null | sort
 	return 0
 }
 patched_paths() {
@@ -241,7 +233,6 @@ sync_tree() {
 cmd_tree() {
 	extract_stock
 	sync_tree ours
-	[ "$IMPL" != wip ] || sync_tree wip
 	[ "$IMPL" != series ] || [ -d "$SRC_SERIES/.git" ] ||
 		die "IMPL=series builds $SRC_SERIES, which is missing: run 'make series-am'"
 }

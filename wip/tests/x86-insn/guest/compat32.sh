@@ -3,7 +3,7 @@
 #
 # Probes hit by 32-bit code (compat mode) in a 64-bit process: compat32.c.
 # In the guest, from the directory "make -C wip/tests/x86-insn guest" built:
-#   make vm IMPL=wip EXTRA=build/x86-insn-test/guest CMD='sh compat32.sh'
+#   make vm EXTRA=build/x86-insn-test/guest CMD='sh compat32.sh'
 # Each part runs the program 10 times over under a time limit (a hit that
 # is retried for ever is a failure, not a hang) and checks its result, the
 # exact hit counts of uprobe_profile and the events in the trace buffer.
