@@ -7,10 +7,10 @@
  *
  * This header is included from <linux/mm_types.h>, so it must not include
  * <linux/mm.h> or <linux/sched.h>; per-mm and per-task state are reached
- * through pointers to types that only kernel/events/uprobes.c completes.
+ * through pointers to types that only kernel/events/uprobes/ completes.
  *
  * The design (objects, lifetimes, lock order, hit path) is described at the
- * top of kernel/events/uprobes.c.
+ * top of kernel/events/uprobes/internal.h.
  */
 #include <linux/errno.h>
 #include <linux/list.h>
@@ -317,7 +317,7 @@ void uprobes_init(void);
  * handled on the way back to user mode (TIF_UPROBE, uprobe_notify_resume()).
  * The core copies ->ixol to an XOL slot, and returns of return probes come
  * back to a breakpoint in XOL slot 0. Everything else has a __weak default
- * in kernel/events/uprobes.c that an architecture overrides to opt into a
+ * in kernel/events/uprobes/arch.c that an architecture overrides to opt into a
  * fast path: a hit handled in the trap itself (uprobe_hit_in_trap()),
  * instruction copies of its own making, boosting, return stubs and a return
  * table, a return system call.
@@ -423,7 +423,7 @@ static inline bool arch_uprobe_ignore(struct arch_uprobe *auprobe,
 }
 #endif
 
-/* Defaults in kernel/events/uprobes.c (__weak); see there. */
+/* Defaults in kernel/events/uprobes/arch.c (__weak); see there. */
 unsigned long uprobe_get_swbp_addr(struct pt_regs *regs);
 bool is_swbp_insn(uprobe_opcode_t *insn);
 bool is_trap_insn(uprobe_opcode_t *insn);

@@ -2,7 +2,7 @@
 /*
  * User-space probes (uprobes): the x86 part.
  *
- * The core (kernel/events/uprobes.c) finds the probe, runs the consumers
+ * The core (kernel/events/uprobes/) finds the probe, runs the consumers
  * and then asks this file to carry out the probed instruction, whose first
  * byte is now an int3.
  *

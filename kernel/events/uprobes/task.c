@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0+
+/*
+ * uprobes: the per-task state and return instances.
+ *
+ * Objects, lifetimes and the lock order: internal.h; the design:
+ * Documentation/trace/uprobes.rst.
+ */
+#include "internal.h"
+
+/* A return instance: a spare one of the task, else a new one. */
+struct return_instance *alloc_return_instance(struct uprobe_task *utask)
+{
+	struct return_instance *ri = utask->spare_instances;
+
+	if (!ri)
+		return kmalloc(sizeof(*ri), GFP_KERNEL);
+	utask->spare_instances = ri->next;
+	utask->nr_spare--;
+	return ri;
+}
+
+/* Keep @ri as a spare for the task, or free it. */
+void recycle_return_instance(struct uprobe_task *utask,
+			     struct return_instance *ri)
+{
+	if (utask->nr_spare >= UPROBE_SPARE_INSTANCES) {
+		kfree(ri);
+		return;
+	}
+	ri->next = utask->spare_instances;
+	utask->spare_instances = ri;
+	utask->nr_spare++;
+}
+
+/* Give back the return stub @ri owns in current's mm, if any. */
+void put_return_stub(struct return_instance *ri)
+{
+	struct xol_area *area;
+
+	if (ri->stub < 0 || !current->mm)
+		return;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	if (!WARN_ON_ONCE(!area))
+		release_return_stub(area, ri->stub);
+	ri->stub = -1;
+}
+
+/* Drop the pending instance *@link of @utask; *@link becomes the next. */
+void drop_return_instance(struct uprobe_task *utask,
+			  struct return_instance **link)
+{
+	struct return_instance *ri = *link;
+
+	*link = ri->next;
+	utask->depth--;
+	put_return_stub(ri);
+	recycle_return_instance(utask, ri);
+}
+
+/**
+ * uprobe_free_utask - @t drops its mm (exit or exec): free its uprobes state
+ * @t: the task, which is current
+ */
+void uprobe_free_utask(struct task_struct *t)
+{
+	struct uprobe_task *utask = t->utask;
+	struct return_instance *ri;
+
+	if (!utask)
+		return;
+	/* The perf callchain code reads current->utask from NMI. */
+	WRITE_ONCE(t->utask, NULL);
+	/* Pairs with that NMI read on this CPU: the store lands before the free. */
+	barrier();
+	if (utask->active)
+		put_uprobe(utask->active);
+	while (utask->return_instances)
+		drop_return_instance(utask, &utask->return_instances);
+	while ((ri = utask->spare_instances)) {
+		utask->spare_instances = ri->next;
+		kfree(ri);
+	}
+	kfree(utask);
+}
+
+/**
+ * uprobe_fixup_user_callchain - put real return addresses in a user callchain
+ * @regs: the user registers the callchain was walked from
+ * @ips: the user part of current's callchain, innermost first (@ips[0] is
+ *	the user ip)
+ * @nr: the number of entries in @ips
+ *
+ * A user ip inside a stub (an interrupt came between a jump site's jump
+ * and its system call) becomes the site's address. A pending return probe
+ * replaced its function's return address with the
+ * trampoline or a return stub, which is what a walk of the user stack
+ * (perf callchains, bpf_get_stack()) reads there. Each such entry after
+ * @ips[0] gets the saved return address of the pending instance it stands
+ * for: the live instances (arch_uretprobe_is_alive(), as for a tail call:
+ * a sample at a function's first instruction still has its frame), newest
+ * first, one per return address on the stack (a chain of tail calls
+ * shares one).
+ *
+ * Runs in any context, NMI included, on current: the task cannot change
+ * its instances while this runs on top of it, uprobe_free_utask() clears
+ * current->utask before it frees them, and the walk is bounded.
+ */
+void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
+				 unsigned int nr)
+{
+	struct uprobe_task *utask = READ_ONCE(current->utask);
+	unsigned int i, steps = 0;
+	struct return_instance *ri;
+	struct xol_area *area;
+	unsigned long slot;
+
+	if (nr && ips[0] == instruction_pointer(regs)) {
+		slot = stub_site_at(ips[0]);
+		if (slot)
+			ips[0] = slot;
+	}
+	if (!utask || !current->mm || nr < 2)
+		return;
+	area = READ_ONCE(current->mm->uprobes_state.xol_area);
+	if (!area)
+		return;
+	slot = trampoline_vaddr(area);
+	ri = READ_ONCE(utask->return_instances);
+	for (i = 1; i < nr && ri; i++) {
+		if (!arch_uretprobe_is_return_addr(slot, ips[i]))
+			continue;
+		/* skip the instances whose frames are gone */
+		while (ri && !arch_uretprobe_is_alive(ri, RP_CHECK_CHAIN_CALL,
+						      regs) &&
+		       ++steps <= UPROBE_MAX_RETURN_DEPTH)
+			ri = READ_ONCE(ri->next);
+		if (!ri || steps > UPROBE_MAX_RETURN_DEPTH)
+			return;
+		ips[i] = ri->orig_ret;
+		/* one return address for a chain of tail calls */
+		while (ri && ri->chained && ++steps <= UPROBE_MAX_RETURN_DEPTH)
+			ri = READ_ONCE(ri->next);
+		if (ri)
+			ri = READ_ONCE(ri->next);
+	}
+}
+
+/**
+ * uprobe_user_stack_fixups - the real return addresses in a user stack copy
+ * @regs: current's user registers
+ * @sp: the user address where the copy starts
+ * @size: its length
+ * @fix: filled with up to @max fix-ups, by ascending address
+ * @max: how many @fix has room for
+ *
+ * A copy of current's user stack (perf's PERF_SAMPLE_STACK_USER, which a
+ * DWARF unwinder walks later, away from the task) holds our return address
+ * wherever a pending return probe replaced one in memory
+ * (arch_uretprobe_ret_slot()). For each such word in [@sp, @sp + @size) of
+ * a live instance, newest first as for uprobe_fixup_user_callchain(), this
+ * gives the bytes the copy should hold instead: the real return address.
+ *
+ * Runs in any context, NMI included, on current (see
+ * uprobe_fixup_user_callchain()).
+ *
+ * Return: how many of @fix were filled.
+ */
+int uprobe_user_stack_fixups(struct pt_regs *regs, unsigned long sp,
+			     unsigned long size, struct uprobe_stack_fixup *fix,
+			     int max)
+{
+	struct uprobe_task *utask = READ_ONCE(current->utask);
+	unsigned long slot, next = sp;
+	struct return_instance *ri;
+	unsigned int steps = 0;
+	int nr = 0, len;
+	u32 ret32;
+	u64 ret64;
+
+	if (!utask || !current->mm)
+		return 0;
+	for (ri = READ_ONCE(utask->return_instances);
+	     ri && nr < max && ++steps <= UPROBE_MAX_RETURN_DEPTH;
+	     ri = READ_ONCE(ri->next)) {
+		if (!arch_uretprobe_is_alive(ri, RP_CHECK_CHAIN_CALL, regs))
+			continue;
+		len = arch_uretprobe_ret_slot(ri, regs, &slot);
+		/* in order, once per slot (a chain of tail calls shares one) */
+		if ((len != sizeof(ret32) && len != sizeof(ret64)) ||
+		    slot < next || slot - sp > size || size - (slot - sp) < len)
+			continue;
+		fix[nr].addr = slot;
+		fix[nr].size = len;
+		ret32 = ri->orig_ret;
+		ret64 = ri->orig_ret;
+		if (len == sizeof(ret32))
+			memcpy(fix[nr].bytes, &ret32, len);
+		else
+			memcpy(fix[nr].bytes, &ret64, len);
+		next = slot + len;
+		nr++;
+	}
+	return nr;
+}
+
+/* Give @t (a forked child) a copy of current's pending return probes. */
+static int dup_return_instances(struct task_struct *t,
+				struct uprobe_task *utask)
+{
+	struct return_instance *ri, *copy, **tail;
+	struct uprobe_task *child;
+
+	child = kzalloc(sizeof(*child), GFP_KERNEL);
+	if (!child)
+		return -ENOMEM;
+	t->utask = child;
+	tail = &child->return_instances;
+	for (ri = utask->return_instances; ri; ri = ri->next) {
+		copy = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		copy->next = NULL;
+		*tail = copy;
+		tail = &copy->next;
+		child->depth++;
+	}
+	return 0;
+}
+
+/*
+ * Give @child (the area of a forked child, not running yet) the return
+ * table slots of its copied instances @utask, with the parent's contents
+ * (@area): the child's stack returns through the same stubs. Without
+ * memory the instances keep their returns but give up their stubs.
+ */
+static int dup_return_table(struct xol_area *area, struct xol_area *child,
+			    struct uprobe_task *utask)
+{
+	/* Pairs with the cmpxchg() in get_return_table(). */
+	struct page *from = smp_load_acquire(&area->ret_table), *page = NULL;
+	struct return_instance *ri;
+	bool owned = false;
+
+	for (ri = utask->return_instances; ri; ri = ri->next)
+		owned |= ri->stub >= 0;
+	if (!owned)
+		return 0;
+	if (from)
+		page = alloc_page(GFP_KERNEL_ACCOUNT);
+	for (ri = utask->return_instances; ri; ri = ri->next) {
+		if (ri->stub < 0)
+			continue;
+		if (page)
+			__set_bit(ri->stub, child->ret_used);
+		else
+			ri->stub = -1;
+	}
+	if (!page)
+		return -ENOMEM;
+	copy_page(page_address(page), page_address(from));
+	/* Pairs with uprobe_return_table(); the child runs later anyway. */
+	smp_store_release(&child->ret_table, page);
+	/* Pairs with the smp_load_acquire() in get_return_table(). */
+	smp_store_release(&child->ret_slots, page_address(page));
+	return 0;
+}
+
+/**
+ * uprobe_copy_process - set up a new task's uprobes state
+ * @t: the new task, a bytewise copy of its parent so far
+ * @flags: its clone flags
+ *
+ * A new task starts with none, except a child made inside functions whose
+ * returns are probed that returns through them:
+ *  - a forked child: its stack returns through the trampoline or the
+ *    stubs, so it gets the parent's pending return probes and an XOL
+ *    area at the same address (the area itself is not inherited:
+ *    VM_DONTCOPY), with its own return table;
+ *  - a vfork() child (CLONE_VM | CLONE_VFORK): it runs on the parent's
+ *    stack in the parent's mm until it execs or exits, and returns from
+ *    vfork() itself, and so from a probed function, through the same
+ *    addresses: it gets copies of the pending returns, which own no stub
+ *    (the parent's instances keep theirs, and the table slots they fill
+ *    are the mm's);
+ *  - any other CLONE_VM child (a thread, a clone() with a stack of its
+ *    own) gets none: two tasks cannot run on one stack at once, so it
+ *    starts on a stack of its own and never returns through the parent's
+ *    frames.
+ */
+void uprobe_copy_process(struct task_struct *t, unsigned long flags)
+{
+	struct uprobe_task *utask = current->utask;
+	struct xol_area *area, *child;
+	struct return_instance *ri;
+
+	t->utask = NULL;
+	if (!utask || !utask->return_instances || !t->mm || !current->mm)
+		return;
+	if (flags & CLONE_VM) {
+		if (!(flags & CLONE_VFORK))
+			return;
+		if (dup_return_instances(t, utask))
+			goto notice;
+		for (ri = t->utask->return_instances; ri; ri = ri->next)
+			ri->stub = -1;
+		return;
+	}
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	if (!area || dup_return_instances(t, utask))
+		goto notice;
+	child = map_xol_area(t->mm, area->vaddr);
+	if (IS_ERR(child))
+		goto notice;
+	if (dup_return_table(area, child, t->utask))
+		pr_notice_ratelimited("uprobes: %s[%d]: the forked child %d cannot unwind through its return-probed calls\n",
+				      current->comm, task_pid_nr(current),
+				      task_pid_nr(t));
+	return;
+
+notice:
+	/* What was copied keeps no stub: the child has no table for it. */
+	for (ri = t->utask ? t->utask->return_instances : NULL; ri; ri = ri->next)
+		ri->stub = -1;
+	pr_notice_ratelimited("uprobes: %s[%d]: no return probes for the forked child %d\n",
+			      current->comm, task_pid_nr(current),
+			      task_pid_nr(t));
+}
