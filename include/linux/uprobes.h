@@ -254,7 +254,6 @@ struct uprobe *uprobe_stats_hold(struct inode *inode, loff_t offset);
 void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats);
 void uprobe_stats_peek(struct uprobe *uprobe, struct uprobe_stats *stats);
 bool uprobe_stats_settled(struct uprobe *uprobe);
-void uprobe_synchronize(void);
 
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 			unsigned long vaddr, uprobe_opcode_t opcode);
@@ -542,10 +541,6 @@ static inline void uprobe_stats_peek(struct uprobe *uprobe,
 static inline bool uprobe_stats_settled(struct uprobe *uprobe)
 {
 	return true;
-}
-
-static inline void uprobe_synchronize(void)
-{
 }
 
 static inline int uprobe_mmap(struct vm_area_struct *vma)

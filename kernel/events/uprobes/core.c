@@ -631,7 +631,6 @@ unsigned long uprobe_unregister_nosync(struct inode *inode, loff_t offset,
 	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
 	return start_poll_synchronize_srcu(&uprobes_srcu);
 }
-EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
 
 /**
  * uprobe_unregister_wait - wait for the handlers of a nosync unregister
@@ -646,7 +645,6 @@ void uprobe_unregister_wait(unsigned long cookie)
 	if (!poll_state_synchronize_srcu(&uprobes_srcu, cookie))
 		synchronize_srcu(&uprobes_srcu);
 }
-EXPORT_SYMBOL_GPL(uprobe_unregister_wait);
 
 /**
  * uprobe_unregister_done - have the handlers of a nosync unregister returned?
@@ -660,7 +658,6 @@ bool uprobe_unregister_done(unsigned long cookie)
 {
 	return poll_state_synchronize_srcu(&uprobes_srcu, cookie);
 }
-EXPORT_SYMBOL_GPL(uprobe_unregister_done);
 
 /**
  * uprobe_apply - re-evaluate @uc's filter over the current mappings
@@ -692,20 +689,6 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 	put_uprobe(uprobe);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(uprobe_apply);
-
-/**
- * uprobe_synchronize - wait for the handlers that are running to return
- *
- * For a consumer that stops using something its handlers read without
- * unregistering (a front end dropping one of its outputs).
- */
-void uprobe_synchronize(void)
-{
-	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
-	synchronize_srcu(&uprobes_srcu);
-}
-EXPORT_SYMBOL_GPL(uprobe_synchronize);
 
 /* @uprobe's counts summed over all CPUs, into @stats. */
 static void sum_stats(struct uprobe *uprobe, struct uprobe_stats *stats)
@@ -752,7 +735,6 @@ int uprobe_get_stats(struct inode *inode, loff_t offset,
 	put_uprobe(uprobe);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(uprobe_get_stats);
 
 /**
  * uprobe_stats_hold - keep the probe at @inode:@offset for its final counts
@@ -773,7 +755,6 @@ struct uprobe *uprobe_stats_hold(struct inode *inode, loff_t offset)
 {
 	return find_uprobe(inode, offset);
 }
-EXPORT_SYMBOL_GPL(uprobe_stats_hold);
 
 /**
  * uprobe_stats_release - read a held probe's counts and let it go
@@ -788,7 +769,6 @@ void uprobe_stats_release(struct uprobe *uprobe, struct uprobe_stats *stats)
 	sum_stats(uprobe, stats);
 	put_uprobe(uprobe);
 }
-EXPORT_SYMBOL_GPL(uprobe_stats_release);
 
 /**
  * uprobe_stats_peek - read a held probe's counts so far
@@ -804,7 +784,6 @@ void uprobe_stats_peek(struct uprobe *uprobe, struct uprobe_stats *stats)
 	if (uprobe)
 		sum_stats(uprobe, stats);
 }
-EXPORT_SYMBOL_GPL(uprobe_stats_peek);
 
 /**
  * uprobe_stats_settled - may a held probe's counts still grow?
@@ -823,4 +802,3 @@ bool uprobe_stats_settled(struct uprobe *uprobe)
 	/* Pairs with atomic_dec_return_release() in hit_end(). */
 	return !uprobe || !atomic_read_acquire(&uprobe->held_hits);
 }
-EXPORT_SYMBOL_GPL(uprobe_stats_settled);
