@@ -221,34 +221,34 @@
  * with orig_ax at -1, so that no signal delivered on the way treats the
  * function's return value as a system call error to restart.
  *
- * __NR_uretprobe (335, as in later kernels) does nothing but SIGILL unless
+ * __NR_uretprobe (335) does nothing but SIGILL unless
  * the call comes from the syscall instruction of current's trampoline or
  * of its vDSO's common code (arch_uretprobe_is_syscall()). seccomp and
  * syscall user dispatch let exactly that call through unfiltered
- * (patches/0004): a sandbox whose allow-list never names 335 keeps working
+ * (uprobe_syscall_from_trampoline()): a sandbox whose allow-list never names 335 keeps working
  * while traced, and nothing else can use the number to get past a filter.
  * Tracers do not see it either: the system call entry and exit work skip
- * both of uprobes' calls (uprobe_syscall_enter_unseen(), patches/0023).
+ * both of uprobes' calls (uprobe_syscall_enter_unseen()).
  * Should the call still not happen, the int3 behind it traps and
  * arch_uretprobe_trap() restores the same registers.
  * 32-bit code returns to a plain int3 (a trampoline below 4 GiB only).
  *
  * The return table is a page per mm (the core's, uprobe_return_table())
  * that the vvar area maps read-only at a fixed distance below the vDSO
- * text (patches/0005). Before fork copies the vvar mapping, which is
+ * text (its vvar fault handler). Before fork copies the vvar mapping, which is
  * VM_PFNMAP and so copies its page table entries without references, the
  * parent's entry for the table is zapped (arch_uretprobe_unmap_table()):
  * the child never maps a page it does not own. The stub addresses come
  * from mm->context.vdso, which follows an mremap() of the vDSO and is
- * cleared when it is unmapped (patches/0016): later calls then return
+ * cleared when it is unmapped: later calls then return
  * through the XOL trampoline. A call already pending at the unmap returns
  * to where its stub was, as a caller of any vDSO function would.
  *
- * Jump sites (64-bit code; the core's top comment says when a site becomes
- * one): a probed instruction of five bytes or more that is emulated or
- * boosted (arch_uprobe_jump_len()) gets a jmp rel32 to a stub of 16 bytes
- * in a stub area within 2 GiB (arch_uprobe_fill_stubs()), every stub the
- * same code:
+ * Jump sites (64-bit code; Documentation/trace/uprobes.rst says when a
+ * site becomes one): a probed instruction of five bytes or more that is
+ * emulated or boosted (arch_uprobe_jump_len()) gets a jmp rel32 to a stub
+ * of 16 bytes in a stub area within 2 GiB (arch_uprobe_fill_stubs()),
+ * every stub the same code:
  *
  *	+0	lea -128(%rsp),%rsp	step over the red zone; flags unchanged
  *	+5	push %rcx
@@ -261,7 +261,7 @@
  * Nothing is written below the program's stack pointer before it moved
  * past the red zone, so a leaf function's data there survives, and neither
  * lea, push nor mov changes the flags the syscall saves. sys_uprobe()
- * (336, as in later kernels) finds the site from the stub's address
+ * (336) finds the site from the stub's address
  * (uprobe_stub_site()), puts rax, r11 and rcx back from the stack and the
  * stack pointer above the red zone, so that the registers are those of
  * the program at the site, and the core runs the hit (uprobe_stub_hit());

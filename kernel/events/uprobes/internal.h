@@ -584,8 +584,8 @@ struct map_entry {
  * instruction at the probed vaddr, so all threads share it, and it is never
  * rewritten while anybody may be in it. Tasks run in a slot with no lock
  * and no reference (a boosted hit returns to user mode there and jumps
- * back by itself), so reuse is decided by where tasks can be, as the
- * booster seed suggests ("check the ip"):
+ * back by itself), so reuse is decided by where tasks can be, that is by
+ * their saved ips:
  *   - a task enters a slot only by a hit that set its user ip there, in an
  *     uprobes_srcu read section after it found the slot's owner;
  *   - a retired slot has no owner, so once an SRCU grace period has passed
