@@ -303,8 +303,8 @@ static int cmp_maps(const void *a, const void *b)
  * Does any consumer of @uprobe want it in @mm? Caller holds reg_lock (the
  * list's writers' lock) or is in uprobes_srcu.
  */
-bool wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-	    struct mm_struct *mm)
+bool consumers_want_mm(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+		       struct mm_struct *mm)
 {
 	struct uprobe_consumer *uc;
 
@@ -364,7 +364,7 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 		mmap_write_lock(mm);
 		if (copied_since(mm, maps + i, j - i))
 			*forked = true;
-		if (wanted(uprobe, ctx, mm)) {
+		if (consumers_want_mm(uprobe, ctx, mm)) {
 			ret = install_sites(uprobe, mm, maps + i, j - i);
 			if (ret && !err && adding)
 				err = ret;
@@ -431,9 +431,9 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 
 /*
  * Read the probed instruction from the file, once; decode it now if the
- * architecture can without an mm, else at the first install (analyse_in()).
+ * architecture can without an mm, else at the first install (analyze_in_mm()).
  */
-static int __analyse(struct uprobe *uprobe)
+static int read_and_analyze(struct uprobe *uprobe)
 {
 	uprobe_opcode_t opcode;
 	int ret;
@@ -457,7 +457,7 @@ static int __analyse(struct uprobe *uprobe)
 		ret = arch_uprobe_analyze_insn(&uprobe->arch, NULL, 0);
 		if (ret)
 			return ret;
-		set_bit(UPROBE_ANALYSED, &uprobe->flags);
+		set_bit(UPROBE_ANALYZED, &uprobe->flags);
 	}
 	/* Installs read @arch only after consumers, published later. */
 	set_bit(UPROBE_READ, &uprobe->flags);
@@ -533,7 +533,7 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 	ret = __use_ref_ctr(uprobe, ref_ctr_offset);
 	if (ret)
 		goto unlock;
-	ret = __analyse(uprobe);
+	ret = read_and_analyze(uprobe);
 	if (ret)
 		goto unlock;
 	first = list_empty(&uprobe->consumers);

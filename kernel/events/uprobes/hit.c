@@ -34,7 +34,7 @@ static bool may_be_ours(void)
 	struct uprobe_task *utask = current->utask;
 	struct mm_struct *mm = current->mm;
 
-	return mm && (READ_ONCE(mm->uprobes_state.sites) ||
+	return mm && (uprobes_mm_of(mm) ||
 		      (utask && utask->return_instances));
 }
 
@@ -783,8 +783,8 @@ static void remove_current_site(struct uprobe *uprobe, unsigned long vaddr,
 
 	mmap_write_lock(mm);
 	idx = srcu_read_lock(&uprobes_srcu);
-	if (force || !wanted(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
-		site = xa_load(&mm->uprobes_state.sites->sites, vaddr);
+	if (force || !consumers_want_mm(uprobe, UPROBE_FILTER_UNREGISTER, mm)) {
+		site = xa_load(&uprobes_mm_locked(mm)->sites, vaddr);
 		if (site && site->uprobe == uprobe)
 			remove_site(mm, site);
 	}

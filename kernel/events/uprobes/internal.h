@@ -314,8 +314,8 @@
  *   mmap_lock (write)	every change to an mm's site table and counters;
  *			also taken by the hit path's slow cases (moved
  *			breakpoint, UPROBE_HANDLER_REMOVE).
- *   analyse_lock	decoding a probe with the first mm it goes into
- *			(analyse_in()), where the architecture needs an mm.
+ *   analyze_lock	decoding a probe with the first mm it goes into
+ *			(analyze_in_mm()), where the architecture needs an mm.
  *   xol_area->lock	allocating and filling a new XOL slot.
  *   uprobes_mm->remote_lock  a debugger's access of the mm's text (under
  *			the mmap_lock held for read), a jump taken out in
@@ -408,7 +408,7 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_READ once @arch holds the instruction's bytes,
- *	UPROBE_ANALYSED once it is decoded too, UPROBE_REFUSED once the
+ *	UPROBE_ANALYZED once it is decoded too, UPROBE_REFUSED once the
  *	architecture refused it for every mm
  * @stats: per-CPU counts of how hits were handled (uprobe_get_stats()),
  *	allocated at the first hit to count (most probes of a large set
@@ -435,7 +435,7 @@ struct uprobe {
 	struct rcu_head rcu;
 };
 
-#define UPROBE_ANALYSED		0
+#define UPROBE_ANALYZED		0
 #define UPROBE_READ		1
 #define UPROBE_REFUSED		2
 
@@ -699,8 +699,8 @@ noinline void release_uprobe(struct uprobe *uprobe);
 struct uprobe *site_get_uprobe(struct uprobe *uprobe);
 void site_put_uprobe(struct uprobe_site *site);
 struct uprobe *find_uprobe(struct inode *inode, loff_t offset);
-bool wanted(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-	    struct mm_struct *mm);
+bool consumers_want_mm(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+		       struct mm_struct *mm);
 
 /* patch.c */
 bool vma_can_probe(struct vm_area_struct *vma);
@@ -719,10 +719,22 @@ int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm,
 
 /* sites.c */
 struct uprobes_mm *uprobes_mm_of(struct mm_struct *mm);
+
+/*
+ * @mm's site table, for a holder of its mmap_lock: the table is set once
+ * under the lock held for write (get_uprobes_mm()) and freed only at exit.
+ * Readers without the lock use uprobes_mm_of().
+ */
+static inline struct uprobes_mm *uprobes_mm_locked(struct mm_struct *mm)
+{
+	lockdep_assert_held(&mm->mmap_lock);
+	return mm->uprobes_state.sites;
+}
+
 struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm);
 void free_site_rcu(struct rcu_head *rcu);
-struct uprobe_site *ctr_site(struct mm_struct *mm,
-			     struct uprobe *uprobe,
+struct uprobe_site *ctr_holder_site(struct mm_struct *mm,
+				    struct uprobe *uprobe,
 				    struct uprobe_site *except, bool holder);
 void forget_site(struct mm_struct *mm, struct uprobe_site *site,
 		 bool dead);
@@ -877,7 +889,7 @@ static __always_inline bool debugger_bp(struct uprobe_site *site)
 {
 	uprobe_opcode_t shown = READ_ONCE(site->shown);
 
-	/* What a probe is on is never a trap (__analyse() refuses it). */
+	/* What a probe is on is never a trap (read_and_analyze() refuses it). */
 	if (likely(shown == orig_opcode(site->uprobe)))
 		return false;
 	return is_trap_insn(&shown);

@@ -336,7 +336,7 @@ static int undo_jump_in_place(struct vm_area_struct *vma, struct page *page,
 			      struct uprobe_site *site, int err)
 {
 	DEFINE_PAGE_VMA_WALK(pvmw, page, vma, site->vaddr, 0);
-	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(vma->vm_mm);
 	void *kaddr;
 	int ret = err;
 
@@ -440,7 +440,7 @@ noinline void make_jump_site(struct uprobe *uprobe,
 	rcu_read_unlock();
 	if (!hit_hold(uprobe, g) || mmap_write_lock_killable(mm))
 		return;
-	um = mm->uprobes_state.sites;
+	um = uprobes_mm_locked(mm);
 	site = um ? xa_load(&um->sites, vaddr) : NULL;
 	if (!site || site->uprobe != uprobe || site->detached ||
 	    site->pending || site->stub || site->no_jump)

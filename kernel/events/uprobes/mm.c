@@ -17,7 +17,7 @@
  */
 void settle_dead(struct mm_struct *mm)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
@@ -37,7 +37,7 @@ void settle_dead(struct mm_struct *mm)
 }
 
 /* Why a mapping, or (@err) an install, refused a breakpoint. */
-static const char *refusal(struct vm_area_struct *vma, int err)
+static const char *refusal_reason(struct vm_area_struct *vma, int err)
 {
 	switch (err) {
 	case 0:
@@ -97,7 +97,7 @@ found:
 	}
 	rcu_read_unlock();
 	pr_notice("uprobes: %s[%d]: not probing %pD at %#llx: %s (%d)\n",
-		  comm, pid, vma->vm_file, uprobe->offset, refusal(vma, err),
+		  comm, pid, vma->vm_file, uprobe->offset, refusal_reason(vma, err),
 		  err);
 }
 
@@ -121,7 +121,7 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 			break;
 		if (uprobe) {
 			idx = srcu_read_lock(&uprobes_srcu);
-			want = wanted(uprobe, UPROBE_FILTER_MMAP, vma->vm_mm);
+			want = consumers_want_mm(uprobe, UPROBE_FILTER_MMAP, vma->vm_mm);
 			srcu_read_unlock(&uprobes_srcu, idx);
 			/*
 			 * Pairs with list_add_rcu() of the consumer seen: the
@@ -150,7 +150,7 @@ static void install_wanted(struct uprobe_inode *ui, struct vm_area_struct *vma)
 static void apply_pending_ref_ctrs(struct mm_struct *mm,
 				   struct vm_area_struct *vma)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 	struct inode *inode = file_inode(vma->vm_file);
 	struct uprobe_site *site;
 	unsigned long index;
@@ -163,7 +163,7 @@ static void apply_pending_ref_ctrs(struct mm_struct *mm,
 		if (site->ref_ctr_done || site->detached || site->pending ||
 		    !uprobe->ref_ctr_offset ||
 		    !vma_maps_offset(vma, inode, uprobe->ref_ctr_offset) ||
-		    ctr_site(mm, uprobe, site, true))
+		    ctr_holder_site(mm, uprobe, site, true))
 			continue;
 		if (!update_ref_ctr(uprobe, mm, 1, false))
 			site->ref_ctr_done = true;
@@ -185,11 +185,13 @@ int uprobe_mmap(struct vm_area_struct *vma)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct uprobe_inode *ui;
+	struct uprobes_mm *um;
 
 	if (!vma->vm_file)
 		return 0;
 	mmap_assert_write_locked(mm);
-	if (mm->uprobes_state.sites && mm->uprobes_state.sites->moving)
+	um = uprobes_mm_locked(mm);
+	if (um && um->moving)
 		return 0;	/* uprobe_end_move() does it */
 	settle_dead(mm);
 	ui = find_uprobe_inode(file_inode(vma->vm_file));
@@ -224,7 +226,7 @@ int uprobe_start_move(struct vm_area_struct *vma)
 	mmap_assert_write_locked(vma->vm_mm);
 	if (!vma->vm_file)
 		return 0;
-	um = vma->vm_mm->uprobes_state.sites;
+	um = uprobes_mm_locked(vma->vm_mm);
 	if (!um) {
 		ui = find_uprobe_inode(file_inode(vma->vm_file));
 		if (!ui)
@@ -294,7 +296,7 @@ void uprobe_end_move(struct vm_area_struct *vma, struct vm_area_struct *new,
 		     unsigned long old_addr, unsigned long new_addr,
 		     unsigned long len)
 {
-	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(vma->vm_mm);
 
 	mmap_assert_write_locked(vma->vm_mm);
 	if (!um || !um->moving)
@@ -392,8 +394,8 @@ void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 }
 
 /* The site of @uprobe in @um that is not @except and not pending, if any. */
-static struct uprobe_site *other_site(struct uprobes_mm *um,
-				      struct uprobe *uprobe,
+static struct uprobe_site *other_ctr_holder(struct uprobes_mm *um,
+					    struct uprobe *uprobe,
 				      struct uprobe_site *except)
 {
 	struct uprobe_site *site;
@@ -422,7 +424,7 @@ static struct uprobe_site *other_site(struct uprobes_mm *um,
  */
 int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
-	struct uprobes_mm *old_um = oldmm->uprobes_state.sites, *um;
+	struct uprobes_mm *old_um = uprobes_mm_locked(oldmm), *um;
 	struct uprobe_site *site, *copy, *heir;
 	struct vm_area_struct *vma;
 	unsigned long index;
@@ -465,7 +467,7 @@ int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
 	xa_for_each(&old_um->sites, index, site) {
 		if (!site->ref_ctr_done || xa_load(&um->sites, index))
 			continue;
-		heir = other_site(um, site->uprobe, NULL);
+		heir = other_ctr_holder(um, site->uprobe, NULL);
 		if (heir)
 			heir->ref_ctr_done = true;
 		else
@@ -484,6 +486,7 @@ int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
  */
 void uprobe_clear_state(struct mm_struct *mm)
 {
+	/* No lock: nothing else uses an mm whose last user is gone. */
 	struct uprobes_mm *um = mm->uprobes_state.sites;
 	struct uprobe_site *site;
 	unsigned long index;

@@ -142,7 +142,7 @@ static bool page_is_files(struct vm_area_struct *vma, unsigned long vaddr,
  */
 static void zap_copy(struct vm_area_struct *vma, unsigned long vaddr)
 {
-	struct uprobes_mm *um = vma->vm_mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(vma->vm_mm);
 	struct page *page;
 
 	mmap_assert_write_locked(vma->vm_mm);

@@ -21,7 +21,7 @@ struct uprobes_mm *uprobes_mm_of(struct mm_struct *mm)
 
 struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 
 	mmap_assert_write_locked(mm);
 	if (um)
@@ -72,11 +72,11 @@ static struct uprobe_site *mapped_site(struct uprobes_mm *um,
  * by one of its sites there (ref_ctr_done), taken by the first and handed
  * over to another site when the holder goes. Caller holds mmap_lock.
  */
-struct uprobe_site *ctr_site(struct mm_struct *mm,
-			     struct uprobe *uprobe,
+struct uprobe_site *ctr_holder_site(struct mm_struct *mm,
+				    struct uprobe *uprobe,
 				    struct uprobe_site *except, bool holder)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
@@ -110,7 +110,7 @@ static int raise_ctr(struct mm_struct *mm, struct uprobe_site *site)
 	struct uprobe *uprobe = site->uprobe;
 	int ret;
 
-	if (!uprobe->ref_ctr_offset || ctr_site(mm, uprobe, site, true))
+	if (!uprobe->ref_ctr_offset || ctr_holder_site(mm, uprobe, site, true))
 		return 0;
 	ret = update_ref_ctr(uprobe, mm, 1, false);
 	if (!ret)
@@ -131,7 +131,7 @@ static void drop_ctr(struct mm_struct *mm, struct uprobe_site *site,
 	if (!site->ref_ctr_done)
 		return;
 	site->ref_ctr_done = false;
-	heir = ctr_site(mm, site->uprobe, site, false);
+	heir = ctr_holder_site(mm, site->uprobe, site, false);
 	if (heir)
 		heir->ref_ctr_done = true;
 	else
@@ -145,7 +145,7 @@ static void drop_ctr(struct mm_struct *mm, struct uprobe_site *site,
 void forget_site(struct mm_struct *mm, struct uprobe_site *site,
 		 bool dead)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 
 	mmap_assert_write_locked(mm);
 	drop_ctr(mm, site, dead);
@@ -156,8 +156,8 @@ void forget_site(struct mm_struct *mm, struct uprobe_site *site,
 	call_rcu(&site->rcu, free_site_rcu);
 }
 
-/* One decode of a probe at a time (analyse_in()); nests in mmap_lock. */
-static DEFINE_MUTEX(analyse_lock);
+/* One decode of a probe at a time (analyze_in_mm()); nests in mmap_lock. */
+static DEFINE_MUTEX(analyze_lock);
 
 /*
  * Make sure @uprobe is decoded before its first breakpoint goes into @mm at
@@ -173,28 +173,28 @@ static DEFINE_MUTEX(analyse_lock);
  *
  * Return: 0; -EOPNOTSUPP (this mm only); the architecture's refusal.
  */
-static int analyse_in(struct uprobe *uprobe, struct mm_struct *mm,
-		      unsigned long vaddr)
+static int analyze_in_mm(struct uprobe *uprobe, struct mm_struct *mm,
+			 unsigned long vaddr)
 {
 	int ret = 0;
 
 	/* Pairs with the smp_mb__before_atomic() below. */
-	if (test_bit_acquire(UPROBE_ANALYSED, &uprobe->flags))
+	if (test_bit_acquire(UPROBE_ANALYZED, &uprobe->flags))
 		return arch_uprobe_refuses_mm(&uprobe->arch, mm);
 	if (IS_ENABLED(CONFIG_ARCH_UPROBES_ANALYZE_WITHOUT_MM))
 		return -ENOEXEC;
-	mutex_lock(&analyse_lock);
-	if (!test_bit(UPROBE_ANALYSED, &uprobe->flags)) {
+	mutex_lock(&analyze_lock);
+	if (!test_bit(UPROBE_ANALYZED, &uprobe->flags)) {
 		ret = arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
 		if (!ret) {
 			/* The decoded @arch before the bit; see above. */
 			smp_mb__before_atomic();
-			set_bit(UPROBE_ANALYSED, &uprobe->flags);
+			set_bit(UPROBE_ANALYZED, &uprobe->flags);
 		} else if (ret != -EOPNOTSUPP) {
 			set_bit(UPROBE_REFUSED, &uprobe->flags);
 		}
 	}
-	mutex_unlock(&analyse_lock);
+	mutex_unlock(&analyze_lock);
 	return ret;
 }
 
@@ -284,7 +284,7 @@ int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 	site = xa_load(&um->sites, vaddr);
 	if (site)
 		return site->uprobe == uprobe ? 0 : -EBUSY;
-	ret = analyse_in(uprobe, mm, vaddr);
+	ret = analyze_in_mm(uprobe, mm, vaddr);
 	if (ret)
 		return ret;
 
@@ -386,7 +386,7 @@ static bool page_has_other_site(struct uprobes_mm *um,
  */
 int remove_site(struct mm_struct *mm, struct uprobe_site *site)
 {
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 	struct uprobe *uprobe = site->uprobe;
 	struct vm_area_struct *vma;
 	uprobe_opcode_t shown;
@@ -445,7 +445,7 @@ void remove_sites(struct uprobe *uprobe, struct mm_struct *mm,
 		  const struct map_entry *hints, int nr)
 {
 	VMA_ITERATOR(vmi, mm, 0);
-	struct uprobes_mm *um = mm->uprobes_state.sites;
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
 	struct vm_area_struct *vma;
 	struct uprobe_site *site;
 	unsigned long index;
@@ -490,7 +490,7 @@ static bool install_fatal(struct uprobe *uprobe, struct mm_struct *mm,
 {
 	return err == -ENOMEM || err == -ENOEXEC || err == -EINTR ||
 	       err == -ERESTARTSYS || test_bit(UPROBE_REFUSED, &uprobe->flags) ||
-	       (test_bit(UPROBE_ANALYSED, &uprobe->flags) &&
+	       (test_bit(UPROBE_ANALYZED, &uprobe->flags) &&
 		err == arch_uprobe_refuses_mm(&uprobe->arch, mm));
 }
 

@@ -465,7 +465,7 @@ static unsigned long get_slot_slow(struct mm_struct *mm,
  * site's last slot), checked and updated.
  *
  * A slot's recipe depends only on the probe (its decoded instruction, never
- * changed once analysed), @vaddr and the slot's own address, and a used
+ * changed once analyzed), @vaddr and the slot's own address, and a used
  * slot is never rewritten while in use, so a slot whose owner is (@uprobe,
  * @vaddr) is reused without a lock: that is every hit after the first in
  * this mm. When every backed slot has been used, a retired one is taken,
