@@ -693,7 +693,8 @@ build_ubench() {
 
 # Guest instructions per operation (scripts/bench/ubench.c), stock 6.1 beside ours: each kernel
 # (fast config) boots with QEMU -icount shift=0,sleep=off, where the guest clock counts guest
-# instructions, and runs the same static binary. The table goes to stdout and $B/bench/table.md.
+# instructions, and runs the same static binary. The table goes to stdout, $B/bench/table.md and
+# BENCHMARKS.
 cmd_bench() {
 	local out=$B/bench impl t0=$SECONDS src
 	[ "$ARCH" = x86_64 ] || die "make bench measures x86_64 guests only (its probe targets are x86 code)"
@@ -734,7 +735,11 @@ cmd_bench() {
 	} >"$out/table.md"
 	printf 'sources %s\nproject %s\n' "$src" "$(project_commit)" >"$out/stamp"
 	cat "$out/table.md"
-	say "bench done in $((SECONDS - t0)) s; table in $out/table.md"
+	# The dated record in the repo: scripts/bench/BENCHMARKS.in with this table.
+	TABLE=$(cat "$out/table.md") DATE=$(date -u +%Y-%m-%d) COMMIT=$(project_commit) SOURCES=$src \
+		perl -pe 's/\@(TABLE|DATE|COMMIT|SOURCES)\@/$ENV{$1}/g' \
+		"$TOP/scripts/bench/BENCHMARKS.in" >"$TOP/BENCHMARKS"
+	say "bench done in $((SECONDS - t0)) s; table in $out/table.md and BENCHMARKS"
 }
 
 # ---------------------------------------------------------------- profile
