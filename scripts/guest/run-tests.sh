@@ -15,7 +15,9 @@ done
 fail=0
 for t in $(cat .tests); do
 	run=./$t
+	# a lockdep and KASAN kernel runs the suites several times slower
 	limit=${SUITE_TIMEOUT:-600}
+	[ "$config" = fast ] || limit=${SUITE_TIMEOUT:-1200}
 	case $t in uprobe_clients*)
 		# the clients start slowly under TCG (bcc compiles for minutes)
 		limit=${SUITE_TIMEOUT:-1800}

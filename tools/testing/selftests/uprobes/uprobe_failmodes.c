@@ -1080,7 +1080,7 @@ static void kids_look_some(struct fk_ring *r, const void *want,
 TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 {
 	struct fk_look on = {}, off = {};
-	int i, status, blind = 0;
+	int i, status, blind = 0, cycles = ut_scaled(FK_CYCLES, 2);
 	uint8_t orig[UT_BP_SIZE];
 	struct fk_ring *r;
 	pid_t forker;
@@ -1101,7 +1101,7 @@ TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 	ASSERT_LE(0, forker);
 	if (forker == 0)
 		fork_nonstop(r);
-	for (i = 0; i < FK_CYCLES; i++) {
+	for (i = 0; i < cycles; i++) {
 		int seen_on = on.looked, seen_off = off.looked;
 
 		ph_set(&r->phase, PH_OFF(i) + 1);
@@ -1120,7 +1120,7 @@ TEST_F_TIMEOUT(fm, fork_vs_walk_text, 300)
 	ASSERT_EQ(forker, waitpid(forker, &status, 0));
 	TH_LOG("children read after enables: %d (%d forked during it), after disables: %d (%d)",
 	       on.looked, on.raced, off.looked, off.raced);
-	EXPECT_EQ(FK_CYCLES, i);
+	EXPECT_EQ(cycles, i);
 	EXPECT_EQ(0, blind);
 	EXPECT_LT(0, on.raced);
 	EXPECT_LT(0, off.raced);

@@ -495,7 +495,7 @@ TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
 	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETFL, O_ASYNC));
 	UT_WRITE_ONCE(prof_n, 0);
 	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_ENABLE, 0));
-	for (k = 0; k < 50 && UT_READ_ONCE(prof_n) < 2000; k++) {
+	for (k = 0; k < 50 && UT_READ_ONCE(prof_n) < ut_scaled(2000, 4); k++) {
 		bad += run_leaf(fb_nop5_leaf, nop5_want, k);
 		calls += CALLS;
 	}
@@ -528,6 +528,7 @@ TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
 	long page = sysconf(_SC_PAGESIZE), bad = 0;
 	uint64_t head, pos, *v, nr, i;
 	long samples = 0, ip_in_stub = 0, chain_in_stub = 0;
+	long rounds = ut_scaled(10, 4);
 	struct stub_map m;
 	char *data;
 	int k;
@@ -542,7 +543,7 @@ TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
 			  MAP_SHARED, self->perf_fd, 0);
 	ASSERT_NE(MAP_FAILED, self->ring);
 	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_ENABLE, 0));
-	for (k = 0; k < 10; k++)
+	for (k = 0; k < rounds; k++)
 		bad += run_leaf(fb_nop5_leaf, nop5_want, k);
 	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_LE(0, stub_areas(&m));
@@ -566,7 +567,7 @@ TEST_F_TIMEOUT(five, callchain_never_in_stub, 300)
 					 in_stub(&m, v[2 + i]);
 	}
 	EXPECT_EQ(0, bad);
-	EXPECT_EQ(10 * CALLS, ut_profile_hits("fb_nop5"));
+	EXPECT_EQ(rounds * CALLS, ut_profile_hits("fb_nop5"));
 	EXPECT_EQ(0, chain_in_stub);
 	EXPECT_LT(10, samples);
 	TH_LOG("%ld samples, %ld with the ip in a stub, %ld chain entries there",
@@ -1801,7 +1802,7 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	pthread_attr_destroy(&attr);
 	end = time(NULL) + RSEQ_SECONDS;
 	while (time(NULL) < end) {
-		for (i = 0; i < 1000; i++) {
+		for (i = 0; i < 50; i++) {
 			if (add(rs, counts))
 				aborts++;
 			else

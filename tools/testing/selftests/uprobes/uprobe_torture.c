@@ -20,7 +20,7 @@
  * probes are gone; the harness checks the console (lockdep, KASAN,
  * DEBUG_VM on the debug kernel).
  *
- * UPROBE_TORTURE_SECONDS (default 20, 120 on the debug kernel) bounds the
+ * UPROBE_TORTURE_SECONDS (default 20, 60 on a lockdep kernel) bounds the
  * run, UPROBE_TORTURE_SEED (default: the time) seeds it; both are printed,
  * and a failure says how to run it again: make torture SEED=N SECONDS=S.
  */
@@ -603,16 +603,10 @@ static int tt_define(int i)
 static int tt_seconds(void)
 {
 	const char *env = getenv("UPROBE_TORTURE_SECONDS");
-	char *cmdline;
-	int secs = 20;
 
 	if (env)
 		return atoi(env);
-	cmdline = ut_read_file("/proc/cmdline", NULL);
-	if (cmdline && strstr(cmdline, "harness.config=debug"))
-		secs = 120;
-	free(cmdline);
-	return secs;
+	return ut_slow_kernel() ? 60 : 20;
 }
 
 FIXTURE(torture) {

@@ -1371,6 +1371,11 @@ bool ut_impl_is_stock(void)
 	return impl && !strcmp(impl, "stock");
 }
 
+bool ut_slow_kernel(void)
+{
+	return access("/proc/lockdep", F_OK) == 0;
+}
+
 void *ut_map_file(const char *path, uint64_t pgoff, size_t len, int prot,
 		  int flags, bool rdwr)
 {

@@ -278,6 +278,19 @@ int ut_run(const char *const argv[], char *out, size_t size);
  */
 bool ut_impl_is_stock(void);
 
+/*
+ * true on a kernel with lockdep (/proc/lockdep: the debug config), which
+ * runs the suites several times slower under TCG. Loops whose length only
+ * sets how long a race or a sampler is given use ut_scaled() for it.
+ */
+bool ut_slow_kernel(void);
+
+/* @n, or @n / @div (at least 1) on a slow kernel. */
+static inline long ut_scaled(long n, long div)
+{
+	return ut_slow_kernel() ? (n + div - 1) / div : n;
+}
+
 /* ---- mappings ---- */
 
 /*
