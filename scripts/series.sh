@@ -135,6 +135,26 @@ apply_patch() {
 		die "${1#"$TOP"/} does not apply to the series tree without fuzz"
 }
 
+# Every file the series adds (git repo $1, since commit $2) is under an F: pattern of the
+# UPROBES entry of its MAINTAINERS (scripts/series/checkpatch.ignore: FILE_PATH_CHANGES).
+maintained() {
+	local f pat pats ok bad=
+	pats=$(awk '/^UPROBES$/ { on = 1; next } on && /^$/ { exit } on && /^F:/ { print $2 }' \
+		"$1/MAINTAINERS")
+	[ -n "$pats" ] || die "MAINTAINERS has no UPROBES entry"
+	for f in $(git -C "$1" diff --name-only --diff-filter=A "$2" HEAD); do
+		ok=
+		for pat in $pats; do
+			case $pat in
+			*/) [[ $f == "$pat"* ]] && ok=1 ;;
+			*) [[ $f == $pat ]] && ok=1 ;;
+			esac
+		done
+		[ -n "$ok" ] || bad+=" $f"
+	done
+	[ -z "$bad" ] || die "files the series adds outside the UPROBES entry of MAINTAINERS:$bad"
+}
+
 # Is tree $1 byte-identical to IMPL=ours (git's and the harness's stamps left out)?
 same_as_ours() {
 	diff -r -q -x .git -x .copied -x .extracted "$1" "$B/src/ours" >/dev/null
@@ -254,6 +274,7 @@ cmd_make() {
 		commit_entry "$msg" "$paths"
 	done < <(entries)
 	rm -f "$msg" "$paths"
+	maintained "$REPO" "HEAD~$(entries | wc -l)"
 	# The series must give exactly IMPL=ours.
 	same_as_ours "$REPO" ||
 		die "the series tree differs from IMPL=ours: diff -r -x .git $REPO $B/src/ours"
