@@ -33,6 +33,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/kconfig.sh
 . "$TOP/scripts/kconfig.sh"
+# shellcheck source=scripts/overlay.sh
+. "$TOP/scripts/overlay.sh"
 B=${BUILD:-$TOP/build}
 IMPL=${IMPL:-ours}
 CONFIG=${CONFIG:-fast}
@@ -62,8 +64,6 @@ OBJ=$B/obj/$IMPL-$CONFIG$SUF
 LOGS=$B/logs/$IMPL-$CONFIG$SUF
 STEST=$B/selftests$SUF
 IRD=$B/initramfs$SUF
-# Directories of the repo that mirror the kernel tree.
-OVERLAY_DIRS="kernel include arch Documentation tools"
 
 case $IMPL in ours|stock|series) ;; *) echo "IMPL must be ours, stock or series, not '$IMPL'" >&2; exit 2;; esac
 case $CONFIG in fast|full|debug|debian) ;; *) echo "CONFIG must be fast, full, debug or debian, not '$CONFIG'" >&2; exit 2;; esac
@@ -165,12 +165,6 @@ patched_paths() {
 	for p in $(patch_files "$1"); do
 		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$p"
 	done | sort -u
-}
-
-# Base files the overlay removes (patches/removed: one path per line, # comments).
-removed_paths() {
-	[ -f "$TOP/patches/removed" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/removed" | grep . || true
 }
 
 # Make src/$1 = src/stock + overlay + patches - patches/removed, touching only files whose

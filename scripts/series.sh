@@ -29,6 +29,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/kconfig.sh
 . "$TOP/scripts/kconfig.sh"
+# shellcheck source=scripts/overlay.sh
+. "$TOP/scripts/overlay.sh"
 B=${BUILD:-$TOP/build}
 JOBS=${JOBS:-$(nproc)}
 SRC_STOCK=$B/src/stock
@@ -37,7 +39,6 @@ AM=$B/series-am
 SPEC=$TOP/scripts/series
 OUT=$B/series
 REPO=$B/series-git
-OVERLAY_DIRS="kernel include arch Documentation tools"
 
 say() { printf '[series] %s\n' "$*" >&2; }
 die() { printf '[series] error: %s\n' "$*" >&2; exit 1; }
@@ -76,12 +77,6 @@ overlay_paths() {
 	(cd "$TOP" && find "${1%/}" -type f ! -name '.*' ! -name '*.o' | sort)
 }
 
-# Base files the series deletes (patches/removed), as the series names them ("-PATH").
-removed_items() {
-	[ -f "$TOP/patches/removed" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/removed" | grep . | sed 's/^/-/' || true
-}
-
 # Every overlay file, every patch and every removal, as the series names them
 # ("patches/NAME", "-PATH").
 all_items() {
@@ -90,7 +85,7 @@ all_items() {
 		[ -d "$TOP/$d" ] && overlay_paths "$d"
 	done
 	(cd "$TOP" && ls patches/*.patch)
-	removed_items
+	removed_paths | sed 's/^/-/'
 }
 
 # Each file and patch in exactly one entry; every entry's files exist.
