@@ -481,6 +481,7 @@ TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
 	struct sigaction sa = { .sa_sigaction = prof_handler,
 				.sa_flags = SA_RESTART | SA_SIGINFO };
 	long bad = 0, calls = 0, n, i, stubbed = 0, at_site = 0;
+	long enough = ut_scaled(2000, 4);
 	struct stub_map m;
 	int k;
 
@@ -495,7 +496,7 @@ TEST_F_TIMEOUT(five, signal_frames_never_in_stub, 300)
 	ASSERT_EQ(0, fcntl(self->perf_fd, F_SETFL, O_ASYNC));
 	UT_WRITE_ONCE(prof_n, 0);
 	ASSERT_EQ(0, ioctl(self->perf_fd, PERF_EVENT_IOC_ENABLE, 0));
-	for (k = 0; k < 50 && UT_READ_ONCE(prof_n) < ut_scaled(2000, 4); k++) {
+	for (k = 0; k < 50 && UT_READ_ONCE(prof_n) < enough; k++) {
 		bad += run_leaf(fb_nop5_leaf, nop5_want, k);
 		calls += CALLS;
 	}
