@@ -88,7 +88,7 @@ build_one() {
 	if [ "$how" = link ]; then goals=vmlinux; else goals=$(objects "$arch" | tr '\n' ' '); fi
 	# shellcheck disable=SC2086
 	if ! "${mk[@]}" -j"$JOBS" $goals >"$obj/build.log" 2>&1; then
-		grep -E 'error|Error' "$obj/build.log" | head -30 >&2
+		grep -E 'error|Error' "$obj/build.log" | awk 'NR <= 30' >&2
 		die "$impl $arch ($how) failed; log: $obj/build.log"
 	fi
 	grep -E 'warning:|WARNING' "$obj/build.log" | sed "s,$B/src/$impl/,,g; s,$obj/,,g" | sort -u >"$obj/warnings" || true

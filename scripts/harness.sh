@@ -273,7 +273,7 @@ cmd_kernel() {
 	local t0=$SECONDS
 	say "building ${KIMAGE##*/} ($IMPL-$CONFIG$SUF, -j$JOBS)"
 	kmake -s -j"$JOBS" "${KIMAGE##*/}" >"$OBJ/build.log" 2>&1 || { tail -40 "$OBJ/build.log" >&2; die "kernel build failed (log: $OBJ/build.log)"; }
-	grep -E 'warning:|error:' "$OBJ/build.log" | grep -v '^make' | head -20 >&2 || true
+	grep -E 'warning:|error:' "$OBJ/build.log" | grep -v '^make' | awk 'NR <= 20' >&2 || true
 	say "kernel built in $((SECONDS - t0)) s: $OBJ/$KIMAGE"
 }
 
@@ -572,7 +572,7 @@ host_insn_check() {
 	else
 		FAILED=$((FAILED + 1))
 		echo "FAIL host.x86-insn.check (see $LOGS/x86-insn.log)"
-		grep -E '^MISMATCH|FAIL' "$LOGS/x86-insn.log" | head -10 >&2
+		grep -E '^MISMATCH|FAIL' "$LOGS/x86-insn.log" | awk 'NR <= 10' >&2
 	fi
 }
 
@@ -587,14 +587,14 @@ cmd_check() {
 	summarise
 	if [ -s "$LOGS/times.txt" ]; then
 		say "slowest tests (s; all in $LOGS/times.txt):"
-		sort -rn "$LOGS/times.txt" | head -12 >&2
+		sort -rn "$LOGS/times.txt" | awk 'NR <= 12' >&2
 	fi
 	host_insn_check
 	local problems
 	problems=$(console_problems)
 	if [ -n "$problems" ]; then
 		say "kernel reported problems in $LOGS/console.log:"
-		printf '%s\n' "$problems" | head -20 >&2
+		printf '%s\n' "$problems" | awk 'NR <= 20' >&2
 		FAILED=$((FAILED + 1))
 		echo "FAIL console: kernel BUG/WARNING/Oops/lockdep/KASAN report"
 	fi
@@ -622,7 +622,7 @@ cmd_run() {
 	boot cmd
 	local problems
 	problems=$(console_problems)
-	[ -z "$problems" ] || { say "kernel reported problems:"; printf '%s\n' "$problems" | head -20 >&2; return 1; }
+	[ -z "$problems" ] || { say "kernel reported problems:"; printf '%s\n' "$problems" | awk 'NR <= 20' >&2; return 1; }
 	return "$GUEST_RC"
 }
 
@@ -789,7 +789,7 @@ cmd_torture() {
 	problems=$(console_problems)
 	if [ -n "$problems" ]; then
 		say "kernel reported problems in $LOGS/console.log:"
-		printf '%s\n' "$problems" | head -20 >&2
+		printf '%s\n' "$problems" | awk 'NR <= 20' >&2
 		return 1
 	fi
 	[ "$GUEST_RC" = 0 ] || die "uprobe_torture failed (rc $GUEST_RC; log: $LOGS/out.log)"
