@@ -6,11 +6,12 @@
 #   series-am | series-deb
 #   IMPL=ours|stock|series (default ours; series: the tree series-am made),
 #   CONFIG=fast|full|debug|debian (default fast), ICOUNT=1 (vm: one vCPU, guest clock counts
-#   guest instructions), KAPPEND='more kernel command line' (uprobes.jump_sites=1)
+#   guest instructions), KAPPEND='more kernel command line' (uprobes.jump_sites=1),
+#   CLIENTS=smoke (one client test of each tool and kind; default: all)
 
 IMPL ?= ours
 CONFIG ?= fast
-export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA KAPPEND PROF PROF_N PROF_REC FUNC \
+export IMPL CONFIG ARCH EXTRA TIMEOUT ICOUNT BENCH_IMPLS QEMU_EXTRA KAPPEND CLIENTS PROF PROF_N PROF_REC FUNC \
 	CHECK_ARCHS SERIES_STRICT DEB_CONFIG
 
 H := scripts/harness.sh

@@ -16,7 +16,9 @@
 # CMD='shell command' and EXTRA=dir for vm, TIMEOUT=seconds for a boot, ICOUNT=1 for
 # a one-vCPU guest whose clock counts guest instructions (QEMU -icount shift=0),
 # QEMU_EXTRA='args' for more QEMU arguments (a TCG plugin: scripts/bench/insnprof.c),
-# KAPPEND='params' for more kernel command line parameters (uprobes.jump_sites=0).
+# KAPPEND='params' for more kernel command line parameters (uprobes.jump_sites=0),
+# CLIENTS=smoke to run one client test of each tool and kind, not the heavy ones (the tests
+# whose time is a tool's own start-up under emulation: bcc's compiles, gdb per instruction).
 #
 # Layout of the build directory ($B, default ./build, git-ignored):
 #   src/stock/        pristine base tree, extracted from linux-source-6.1 (never written)
@@ -412,7 +414,7 @@ boot() {
 	: >"$LOGS/out.log"
 	local qemu=("$QEMU_SYS" $accel -m "$mem" -smp "$smp" -nodefaults -display none -no-reboot
 		-kernel "$kernel" -initrd "$IRD/boot.cpio"
-		-append "console=$KCONSOLE panic=-1 loglevel=7 rdinit=/init harness.mode=$mode harness.out=$GUEST_OUT harness.config=$CONFIG UPROBE_TEST_IMPL=$IMPL ${KAPPEND:-}"
+		-append "console=$KCONSOLE panic=-1 loglevel=7 rdinit=/init harness.mode=$mode harness.out=$GUEST_OUT harness.config=$CONFIG UPROBE_TEST_IMPL=$IMPL ${CLIENTS:+UT_CLIENTS=$CLIENTS} ${KAPPEND:-}"
 		-serial "file:$LOGS/console.log"
 		-chardev "stdio,id=out,signal=on,logfile=$LOGS/out.log")
 	case $ARCH in

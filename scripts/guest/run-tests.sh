@@ -26,7 +26,8 @@ for t in $(cat .tests); do
 			continue
 		fi
 		run="chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp/home
-			TERM=linux UPROBE_TEST_IMPL=${UPROBE_TEST_IMPL:-} /tmp/kselftest/uprobes/$t"
+			TERM=linux UPROBE_TEST_IMPL=${UPROBE_TEST_IMPL:-} UT_CLIENTS=${UT_CLIENTS:-}
+			/tmp/kselftest/uprobes/$t"
 		;;
 	esac
 	echo "@@SUITE $t"

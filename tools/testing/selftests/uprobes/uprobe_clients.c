@@ -714,7 +714,8 @@ TEST_F_TIMEOUT(clients, bcc_trace_usdt, 600)
 	const char *p;
 	int c, status;
 
-	if (no_bcc(_metadata))
+	/* bcc_funccount_uprobe keeps bcc in a smoke run */
+	if (ut_heavy_client(_metadata) || no_bcc(_metadata))
 		return;
 	c = START_TARGET();
 	ASSERT_LE(0, c);
@@ -1138,6 +1139,9 @@ TEST_F_TIMEOUT(clients, bpftrace_profile_ustack_while_probed, 600)
 	int64_t body, mid;
 	int i;
 
+	/* bpftrace_ustack_through_return_probe keeps ustack in a smoke run */
+	if (ut_heavy_client(_metadata))
+		return;
 	snprintf(calls, sizeof(calls), "%ld", n);
 	snprintf(want, sizeof(want), "%ld", n * (n + 4));
 	if (no_bpftrace(_metadata))

@@ -342,6 +342,22 @@ static inline bool ut_stock_lost_hits(struct __test_metadata *_metadata,
 	return true;
 }
 
+/*
+ * SKIP the current test and return true under UT_CLIENTS=smoke (make check
+ * CLIENTS=smoke), which keeps one client test of each tool and kind: for a
+ * test whose time is a tool's own start-up under emulation (bcc compiling
+ * its program, one more gdb session) and whose kernel paths a kept test
+ * also takes.
+ */
+static inline bool ut_heavy_client(struct __test_metadata *_metadata)
+{
+	const char *c = getenv("UT_CLIENTS");
+
+	if (!c || strcmp(c, "smoke"))
+		return false;
+	SKIP(return true, "UT_CLIENTS=smoke: a heavy client test");
+}
+
 /* SKIP the current test and return true when uprobe events are missing. */
 static inline bool ut_no_tracefs(struct __test_metadata *_metadata)
 {
