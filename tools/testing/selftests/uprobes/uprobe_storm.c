@@ -413,15 +413,16 @@ static void storm(struct __test_metadata *_metadata, const char *grp,
 }
 
 /*
- * 600 cycles of defining, enabling, disabling and deleting one event on
- * the add while 4 threads of another process run it: every addition
- * right, no thread killed, the probe fires every cycle, none missed.
+ * 600 cycles (200 on a lockdep kernel) of defining, enabling, disabling
+ * and deleting one event on the add while 4 threads of another process run
+ * it: every addition right, no thread killed, the probe fires every cycle,
+ * none missed.
  */
 TEST_F_TIMEOUT(storm, same_event, 300)
 {
 	if (START("ust_storm"))
 		return;
-	storm(_metadata, self->grp, "ust_storm_e", false, 600, self->sh,
+	storm(_metadata, self->grp, "ust_storm_e", false, ut_scaled(600, 3), self->sh,
 	      &self->worker);
 }
 
