@@ -2,336 +2,64 @@
 /*
  * User-space probes (uprobes): the core.
  *
- * A probe is an (inode, file offset) with consumers. Registering one puts
- * a breakpoint into every mapping of that offset whose consumers want the mm;
- * the breakpoint traps, the handlers run, and the original instruction is then
- * emulated (arch code) or single-stepped from a copy in a per-mm
- * execute-out-of-line (XOL) area. An SDT "semaphore" (reference counter)
- * named by the probe goes up by one per patched site and down by one when
- * the site is removed.
+ * A probe is an (inode, offset) with consumers. The core puts its breakpoint
+ * into every mm that maps the offset and that a consumer wants, runs the
+ * handlers on a hit, and has the architecture carry out the original
+ * instruction: emulated, or run from a copy in the mm's XOL area. core.c
+ * holds the registry of probes, the consumer API and the walks over the mms
+ * of a file; patch.c text patching and the SDT counters; sites.c the per-mm
+ * site table and debuggers' access to it; mm.c the mm hooks (mmap, munmap,
+ * mremap, fork, exec, exit); xol.c the XOL area, its slots, boosted copies
+ * and their reuse; task.c the per-task state and return instances; hit.c
+ * the hit path and returns; jump.c jump sites and their stub areas; arch.c
+ * the __weak defaults of the architecture interface.
  *
- * Objects
- *   struct uprobe_inode  one per probed inode, in the global rhashtable
- *			  uprobe_inodes (keyed by inode pointer); holds an
- *			  xarray offset -> struct uprobe.
- *   struct uprobe	  one per (inode, offset): consumers (an SRCU list),
- *			  decoded instruction, SDT counter offset, an id.
- *   struct uprobes_mm	  per mm (mm->uprobes_state.sites): xarray vaddr ->
- *			  struct uprobe_site, one entry per breakpoint of ours,
- *			  with a small direct-mapped cache in front of it.
- *			  Published with release, read with acquire
- *			  (uprobes_mm_of()), freed by RCU.
- *   struct uprobe_site	  a patched site in one mm; owns a uprobe reference
- *			  and remembers whether its +1 is on the mm's counter.
- *			  It enters the table before its breakpoint is written
- *			  and leaves it after the breakpoint is gone, so that no
- *			  breakpoint of ours is ever without its site; freed by RCU.
- *   struct xol_area	  per mm (mm->uprobes_state.xol_area): mapped by
- *			  the special mapping xol_mapping, which all areas
- *			  share (so no vma points into an area, which is
- *			  freed before the mm's vmas are), as XOL_MAX_PAGES
- *			  pages of address space (at the top of the task's
- *			  range if free, else below its mmap base: see
- *			  xol_area_vaddr()),
- *			  backed page by page as slots are needed; slot 0 is
- *			  the return trampoline, the others hold instruction
- *			  copies keyed by probed vaddr, rewritten only once
- *			  retired and nobody can be in them. It never moves
- *			  (mremap() of it fails); a program that unmaps it
- *			  gets SIGSEGV at its next out-of-line instruction.
- *			  It also holds the mm's return table: a page the
- *			  architecture maps for unwinders, one slot of real
- *			  return address per return stub, and which stubs are
- *			  owned (a bitmap).
- *   struct uprobe_task	  per task (task->utask): stepping state and the
- *			  chain of pending return instances.
- *   struct uprobe_stub_area  one page of stubs mapped in one mm (jump
- *			  sites, below), in the mm's table (uprobes_mm.stubs):
- *			  which site each stub stands for.
+ * Objects, and what keeps them:
+ *   uprobe_inode	per probed inode, in uprobe_inodes; pins the inode, a
+ *			reference per probe in its xarray; freed by RCU.
+ *   uprobe		per (inode, offset); a reference while it has
+ *			consumers, per site, per stepping task; freed by SRCU.
+ *   uprobes_mm		per mm, its site table (vaddr -> site); freed by RCU.
+ *   uprobe_site	one breakpoint in one mm, in the table before it is
+ *			written and after it is gone; holds a uprobe
+ *			reference; freed by RCU.
+ *   xol_area		per mm, owned by it, freed by uprobe_clear_state().
+ *   uprobe_task	per task, freed by uprobe_free_utask() (exec, exit).
+ *   return_instance	a pending return; no reference, finds its probe by
+ *			key and id (uprobes_by_key).
+ *   uprobe_stub_area	a page of stubs in one mm; freed by RCU once no
+ *			jump leads there.
  *
- * Design rules
- *   - "Is this file probed?", asked by every file mmap() in the system, is
- *     one lock-free hash lookup; the probes of a file are found by range in
- *     its own xarray, under no global lock.
- *   - The hit path reads only the per-mm site table, under RCU: no vma
- *     lookup, no mmap_lock, no global lock, nothing that sleeps before the
- *     handlers (which run in SRCU).
- *   - The SDT counter moves exactly when a site is created or destroyed in
- *     an mm. Sites are keyed by vaddr, so VMA splits, merges and repeated
- *     uprobe_mmap() calls over the same range find the existing site and
- *     change nothing: exactly-once by construction, not by bookkeeping.
- *   - uprobe_munmap() only marks sites detached; uprobe_mmap() re-attaches
- *     them (split/merge: the breakpoint is still there) or settles them
- *     (the text went away), and a hit on a breakpoint that mremap() moved
- *     adopts it.
- *   - A hit is handled where the architecture reports it: in the
- *     breakpoint trap itself if it calls uprobe_hit_in_trap() (interrupts
- *     enabled, a user-mode trap that may sleep), else on the way back to
- *     user mode (uprobe_pre_sstep_notifier() sets TIF_UPROBE and
- *     uprobe_notify_resume() handles it). Either way handle_hit() runs in
- *     process context.
- *   - XOL slots are shared by all threads of an mm and keyed by probed
- *     vaddr, so repeated hits reuse the slot with no lock. An architecture
- *     that boosts (arch_uprobe_boost()) runs an instruction that needs no
- *     fix-up in its slot followed by a jump back, with no step trap (one
- *     trap per hit). Slots are reused only once no task can be in them
- *     (struct xol_area). Every slot write goes through
- *     arch_uprobe_copy_ixol(), which keeps the instruction cache coherent.
- *   - Patching maps a new private copy of the page for every breakpoint
- *     written or removed, unless no other thread can be running the page:
- *     a single-threaded task patching its own mm writes its private copy
- *     in place (write_in_place()). A CPU running the page may go on
- *     executing its old bytes after a write in place (cross-modifying
- *     code: the architecture asks for serialization, an emulator may keep
- *     its translation); a new page, mapped by a PTE change and its TLB
- *     flush, is fetched afresh.
- *     A removal that leaves no other site of ours in the page drops the
- *     copy when it matches the file's page, and the fault path maps the
- *     page-cache page back (zap_copy()). Only the file's own page, or an
- *     anonymous copy of it, is ever patched (page_is_files()).
- *   - Walks (register, unregister) need no RCU grace period to keep fork
- *     out; see "Walks and fork".
- *   - What one process does to its own mappings never fails a
- *     registration: a mapping that cannot take the breakpoint (shared,
- *     writable, hugetlb), a changed copy of the instruction, a full SDT
- *     counter or a page that is not the file's leave that process out,
- *     with a rate-limited log line naming it (report_refused()). Only the
- *     system's errors fail it (install_fatal()).
- *   - Return probes come back through a breakpoint in the XOL area, or
- *     through whatever entry the architecture provides instead (a system
- *     call, unwindable stubs), and pending returns are kept exact through
- *     longjmp, exceptions and signal handlers on other stacks; see "Return
- *     probes" below.
+ * Lock order (each lock is taken inside the one it is indented under):
  *
- * Return probes
- *   A hit whose probe has a return consumer replaces the return address
- *   (prepare_return()) and pushes a return_instance on the task's chain,
- *   newest first, recording the stack pointer at the function's entry:
- *   the frame, which identifies the call. The new return address is a
- *   return stub of the architecture if one is free: the instance owns it
- *   and its table slot, which holds the real return address for unwinders
- *   (a C++ exception or a backtrace walks through the probed frame as if
- *   it were not probed). Else it is the trampoline in the XOL area, which
- *   unwinders cannot pass. Either way, the return calls
- *   uprobe_handle_return() with the frame of the function that just
- *   returned, which finds its instance by frame (or the nearest below it,
- *   for a function that popped its arguments), runs the return handlers
- *   and sends the task to the real return address.
- *   - Calls can end without a return (longjmp, siglongjmp, C++ unwinding):
- *     their instances go stale. An instance is dead when a newer frame is
- *     at or above it on the same stack: checked for the top of the chain
- *     when a probed call starts, and for the instances passed over when a
- *     return matches an older one. "The same stack" is the same mapping
- *     and the same side of the sigaltstack range (struct stack_span):
- *     instances of other stacks (a handler on sigaltstack, coroutines on
- *     stacks of their own) are not taken for dead. So the chain stays
- *     exact and bounded by the live calls. What this cannot tell apart:
- *     two user-managed stacks in one mapping (coroutine stacks carved from
- *     one heap mapping, a SS_AUTODISARM alternate stack merged into the
- *     mapping of the stack it interrupted); a live instance taken for dead
- *     there makes its return a SIGILL.
- *   - A tail call of a probed function from a probed function finds our
- *     trampoline as its return address: its instance is chained to the
- *     caller's (same frame, same real return address).
- *   - The chain holds at most UPROBE_MAX_RETURN_DEPTH instances; a probed
- *     call past that gets its entry handlers but no return probe, counted
- *     as missed. A return that matches no instance (the trampoline's
- *     address reached some other way) cannot go anywhere: SIGILL.
- *   - An instance gives its stub back when it returns or is dropped. An
- *     mm has UPROBE_RETURN_STUBS of them; past that, returns go through
- *     the XOL trampoline.
- *   - fork copies the chain and maps the child's XOL area at the parent's
- *     address (the child's stack returns there), with a copy of the return
- *     table for the stubs the copied instances own; exec and exit free it
- *     (uprobe_free_utask()). A child whose copy fails gets a notice. The
- *     parent's table is unmapped before its mappings are copied
- *     (unmap_return_table()), so the child maps only its own.
+ * event_mutex (the front end's, around its calls into the core)
+ *   uprobe->reg_lock (register, unregister, uprobe_apply() of one probe)
+ *     dup_mmap_sem (percpu rwsem; read: fork, around dup_mmap();
+ *                   write: a walk's last pass)
+ *       mapping->i_mmap_rwsem (read: collect_maps(); dropped before any
+ *                              mmap_lock is taken)
+ *       mm->mmap_lock (write: a walk's visit, fork, every change of a site
+ *                      table or counter, the hit path's slow cases;
+ *                      read: debuggers, the hit path's lookups)
+ *         mm->mmap_lock of a fork child (uprobe_dup_sites())
+ *         analyze_lock (analyze_in_mm())
+ *         uprobes_mm->remote_lock (a debugger's access, mmap_lock read;
+ *                                  undo_jump_in_place(), mmap_lock write)
+ *           page lock (undo_jump_in_place())
+ *         uprobes_mm->stub_lock (spinlock: a stub area mapped, mmap_lock
+ *                                write; one unmapped, read or write)
+ *         xol_area->lock (allocating, filling and retiring slots; also
+ *                         taken with no mmap_lock held, by get_slot())
+ *           tasklist_lock (read: slots_in_use())
+ *         page lock (patch_page(), write_in_place())
+ *           page table lock
  *
- * Jump sites
- *   A site whose instruction the architecture can enter another way
- *   (arch_uprobe_jump_len(): one it emulates or runs out of line, long
- *   enough for the jump, in a task mode that has jumps) becomes a jump
- *   site at its first breakpoint hit, unless uprobes.jump_sites is off: its
- *   first bytes become a jump to a stub, and the stub enters the kernel
- *   with a system call that runs the hit as the breakpoint would have
- *   (uprobe_stub_hit()), with the registers of the site; no trap.
- *   Converting at the first hit rather than at registration spends stub
- *   space only on sites that run, in the mm that runs them, and the hit
- *   tells the task's mode.
- *   - Stubs are identical code, one page of them (stub_pages), filled once
- *     by the architecture and mapped read-only into each mm as stub areas
- *     (a special mapping, within the jump's reach of the sites it serves,
- *     UPROBE_STUB_AREAS at most per mm). A stub stands for the site whose
- *     address its entry holds, set when first used and never changed while
- *     the area is mapped: the kernel knows the site from the stub's
- *     address alone, and a task that took a jump just before the site was
- *     removed is sent back to the site's address, where the original
- *     instruction is again (a breakpoint hit that lost the race is handled
- *     the same way). So no stub is ever reused for another site, and no
- *     task is ever waited for.
- *   - Writing the jump (make_jump_site()) and taking it out (undo_jump())
- *     is one page replacement of the private copy that already holds our
- *     breakpoint, as every patch is (see Design rules): a thread sees the
- *     old page or the new one, never a torn instruction, and the bytes
- *     cover exactly one instruction of the program (one that nothing jumps
- *     into), in one page. The site keeps the bytes the jump replaced
- *     (@saved: our breakpoint and the rest of the instruction); undoing
- *     the jump puts them back, and a removal then goes on as for any
- *     breakpoint. A site's jump is undone before it is removed, before
- *     mremap() moves it (the jump is relative), in a fork child that did
- *     not get the stub area, and by a debugger's write over it (in the
- *     page it writes, as its own write is).
- *   - Debuggers read the original instruction at a jump site, every byte
- *     of it (uprobe_remote_read()). A debugger single-stepping the program
- *     into a jump traps at the stub's start; the architecture turns that
- *     into a breakpoint hit of the site, whose step is then reported at the
- *     next instruction as for a breakpoint.
- *   - A system call from a stub is the kernel's, not the program's: seccomp
- *     and syscall user dispatch let it through
- *     (uprobe_syscall_from_trampoline()); from anywhere else it is SIGILL.
- *   - A program that unmaps a stub area faults at its next jump there, as
- *     one that unmaps its XOL area does, until the jumps into the area are
- *     undone, which happens before any new area is mapped (it could land
- *     at the same address): a jump never leads to another site's stub.
- *   - No one sees a task inside a stub: a signal that finds it there (an
- *     interrupt came between the jump and the system call) first puts it
- *     back at the site with the program's registers
- *     (arch_uprobe_leave_stub()), so signal frames, debuggers' stops and
- *     core dumps show the site, and it takes the jump again when it
- *     resumes; a user callchain taken there starts at the site
- *     (uprobe_fixup_user_callchain()). Walks by frame pointer then pass
- *     through, as the stub leaves the frame pointer alone.
- *   - rseq, whose critical sections a preemption, a migration or a signal
- *     aborts if the task's ip is inside one, asks where a task is in its
- *     program (uprobe_rseq_ip()): one in a stub is put back at its site
- *     first, one in a boosted copy is at the probed instruction or the
- *     next one, one stepping a copy at the probed instruction. Before
- *     rseq sends it to the abort handler, a step is ended
- *     (uprobe_rseq_abort()).
+ * The xarrays' own locks are innermost. The hit path takes none of these in
+ * its uprobes_srcu read section. mmput() takes only the dying mm's
+ * mmap_lock (uprobe_clear_state()), so no allocation that may reclaim is
+ * made under a lock it can take.
  *
- * Debuggers
- *   A debugger reads and writes a traced task's text through
- *   access_remote_vm() (ptrace, /proc/pid/mem), which calls
- *   uprobe_remote_read() and uprobe_remote_write() for the pages it copies.
- *   Where our breakpoint is, the debugger sees the site's @shown bytes: the
- *   original instruction, until it writes there. A write of its own
- *   breakpoint or of the original bytes only changes @shown; our breakpoint
- *   stays in memory. A hit on a site whose @shown is a breakpoint runs the
- *   handlers and then gives the debugger the SIGTRAP it would have had.
- *   The debugger steps over its breakpoint either with a copy of the
- *   instruction of its own (a step trap ends that) or in place: it puts
- *   the original back, and our breakpoint traps again at once; that trap
- *   (uprobe_task.debugger_vaddr) runs the instruction without the handlers.
- *   So the debugger stops, and the probe counts, once per execution. A
- *   debugger that moves the task elsewhere instead and takes its breakpoint
- *   out leaves the next hit there uncounted. Anything else written
- *   over our breakpoint is written (a debugger patching code): the probe is
- *   off there in that process, with a log line. Removing the site writes
- *   back what @shown holds; installing over a breakpoint found in a
- *   private copy of the page adopts it as the debugger's.
- *
- * Walks and fork
- *   Register, unregister and uprobe_apply() walk the mms that map the
- *   probed page: collected under i_mmap_rwsem, then visited one by one
- *   under their mmap_lock. A fork in between could copy an mm before the
- *   walk visits it and add the copy's mappings after the collection: the
- *   copy would keep a removed breakpoint, or miss a new one. Keeping fork
- *   out with a percpu rwsem taken for write would cost an RCU grace period
- *   each time the walks start, so fork counts the copies of each mm it
- *   completes (uprobe_dup_mmap_done(), under the parent's mmap_lock, after
- *   the copy's mappings are in the files' trees). The walk reads the count
- *   while collecting and again under the mmap_lock: if it moved, the copy
- *   may be missing and the walk goes again (visits are idempotent). If it
- *   did not, any fork of that mm either finished before the collection
- *   (its copy was collected) or starts after the visit (it copies the
- *   visited state). A walk that keeps meeting forks takes dup_mmap_sem
- *   for write on its last pass.
- *
- * Lifetimes and references
- *   - uprobe_inode: one reference per uprobe in its xarray, plus temporary
- *     lookups; it pins the inode (igrab) and is freed by RCU.
- *   - uprobe: one reference while it has consumers, one per site in any
- *     mm, one per task stepping its copy, plus temporary lookups; freed
- *     through SRCU (uprobes_srcu). A pending return instance holds none:
- *     it records the probe's key and id, and its return looks the probe up
- *     (uprobes_by_key): a hit of a return probe writes nothing in the
- *     probe that other CPUs hitting it read.
- *   - uprobe_site: owned by its mm's table; freed by RCU after removal,
- *     also when an install fails after it entered the table.
- *   - A detached site whose text went away is settled (settle_dead())
- *     before anything in its mm raises a counter, and by a removal walk
- *     of its probe: it holds no +1 for a copy of the data that is gone.
- *   - xol_area: owned by the mm, freed by uprobe_clear_state() at exit,
- *     with the return table page (the architecture's mapping of it holds
- *     no reference; only the dying mm's page tables still point at it).
- *
- * Why the hit path is safe against a concurrent unregister
- *   handle_hit() (from the trap with interrupts enabled, or on the way
- *   back to user mode) enters uprobes_srcu, then loads the site under RCU and
- *   reads site->uprobe: a site is freed only after an RCU grace period, and
- *   the uprobe it points to only by call_srcu() once its last reference is
- *   gone; the site's reference is dropped only after the site left the
- *   table (remove_site(), put_uprobe()), so that grace period waits for a
- *   reader that still saw the site. Unregister unlinks the consumer with
- *   list_del_rcu() and then waits in synchronize_srcu() before returning,
- *   so once uprobe_unregister() returns no handler of that consumer runs or
- *   will run. uprobe_unregister_nosync() leaves that wait to the caller
- *   (uprobe_unregister_wait()), so that a run of unregistrations waits for
- *   one grace period, not one each. A task that leaves SRCU to step takes
- *   its own reference. A miss in the site table with no VMA change is a
- *   foreign breakpoint only if the breakpoint is still there: a probe
- *   removed between the trap and the lookup restarts the task at the
- *   restored instruction instead of sending it a SIGTRAP.
- *
- * The hit path and uprobes_srcu
- *   uprobes_srcu is global: a reader that never leaves its read section
- *   holds up every unregistration in the system, and tracefs with it,
- *   which waits for the grace period under event_mutex. A process can make
- *   any access to its own memory wait for ever (a page of a file on its
- *   own FUSE mount whose server never answers a read, userfaultfd), and so
- *   any wait for its mmap_lock (a writer queued behind a reader stuck in
- *   such a fault). So in its read section a hit only looks up the site,
- *   runs the handlers and counts the hit, and then carries out the
- *   instruction only in ways that neither fault nor wait: an emulation
- *   with page faults disabled (it declines rather than fault, and the
- *   instruction runs from its slot, where a fault is the program's own, in
- *   user mode), a boost or a step from a slot found ready. Anything else
- *   (a return probe's hijack of the return address, removing the site,
- *   mapping the XOL area or filling a slot, waiting for retired slots, the
- *   slow lookups after VMA changes under the mmap_lock, making a jump site)
- *   comes after the hit left the read section for a reference on the
- *   probe (struct hit_guard, hit_hold()). A task is sent into a slot only
- *   from a read section, as the slot's reuse requires (hit_slot()).
- *   A consumer's handler runs in the read section and must not wait for
- *   the task's memory either (trace_uprobe finishes a fetch that needs a
- *   fault on the task's way back to user mode).
- *
- * Locks, in the order they nest
- *   uprobe->reg_lock	serialises register/unregister/apply of one probe.
- *   dup_mmap_sem	percpu rwsem; fork holds it for read around dup_mmap(),
- *			a walk for write only after UPROBE_WALK_TRIES passes
- *			kept meeting forks (see "Walks and fork").
- *   mmap_lock (write)	every change to an mm's site table and counters;
- *			also taken by the hit path's slow cases (moved
- *			breakpoint, UPROBE_HANDLER_REMOVE).
- *   analyze_lock	decoding a probe with the first mm it goes into
- *			(analyze_in_mm()), where the architecture needs an mm.
- *   xol_area->lock	allocating and filling a new XOL slot.
- *   uprobes_mm->remote_lock  a debugger's access of the mm's text (under
- *			the mmap_lock held for read), a jump taken out in
- *			place (undo_jump_in_place(), mmap_lock held for
- *			write); it may send IPIs (__restore_jump()).
- *   uprobes_mm->stub_lock  spinlock; a change of the mm's stub areas, under
- *			the mmap_lock (write: a new area; read or write: an
- *			area unmapped).
- *   tasklist_lock	read, inside xol_area->lock only: slot reuse counts
- *			the thread group's tasks in the mm (slots_in_use()).
- *   i_mmap_rwsem	read, only to collect the mms mapping a file; the mms
- *			are pinned and worked on after it is dropped.
- *   xarray spinlocks, page lock, page table lock.
- *   No GFP_KERNEL allocation is made under a lock that mmput() (and so
- *   reclaim) can take: mmput() -> uprobe_clear_state() takes only the
- *   dying mm's own mmap_lock, which nobody else can hold then.
+ * Design: Documentation/trace/uprobes.rst
  */
 #ifndef _KERNEL_EVENTS_UPROBES_INTERNAL_H
 #define _KERNEL_EVENTS_UPROBES_INTERNAL_H
