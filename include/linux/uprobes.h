@@ -9,8 +9,8 @@
  * <linux/mm.h> or <linux/sched.h>; per-mm and per-task state are reached
  * through pointers to types that only kernel/events/uprobes/ completes.
  *
- * The design (objects, lifetimes, lock order, hit path) is described at the
- * top of kernel/events/uprobes/internal.h.
+ * The design (objects, lifetimes, lock order, hit path):
+ * Documentation/trace/uprobes.rst.
  */
 #include <linux/errno.h>
 #include <linux/list.h>

@@ -391,7 +391,7 @@ static void __init init_stub_page(void)
  * @regs: the user registers of a breakpoint hit of it, in the task's mode
  *
  * A jump site is entered through a jump to a stub instead of a breakpoint
- * (see "Jump sites" at the top of internal.h): the jump replaces the
+ * (see "Jump sites" in Documentation/trace/uprobes.rst): the jump replaces the
  * first bytes of the probed instruction, which must be one instruction
  * that the task's mode runs as the architecture's emulation or copy does,
  * that nothing jumps into, and whose bytes ->insn holds. Called after a

@@ -9,7 +9,7 @@
 
 DEFINE_SRCU(uprobes_srcu);
 
-/* Fork (read) against a walk's last resort (write); see internal.h. */
+/* Fork (read) against a walk's last resort (write): "Walks and fork" in the design. */
 DEFINE_PERCPU_RWSEM(dup_mmap_sem);
 
 struct rhashtable uprobe_inodes;
@@ -399,7 +399,7 @@ static int __sync_maps_once(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
  * of the file, so that detached sites are settled too.
  *
  * A pass that met an mm copied by fork since it was collected goes again,
- * to reach the copy (see "Walks and fork" at the top); after
+ * to reach the copy (see "Walks and fork" in the design); after
  * UPROBE_WALK_TRIES such passes, one more keeps forks out.
  *
  * Return: 0, or when @ctx is UPROBE_FILTER_REGISTER (removals do not fail

@@ -399,7 +399,7 @@ struct uprobe_stub_area {
  * @counting: the hit counted itself in a read section and left it: it is
  *	one of the probe's @held_hits until it ends
  *
- * See "The hit path and uprobes_srcu" at the top: the hit starts in the
+ * See "The hit path and uprobes_srcu" in the design: the hit starts in the
  * read section, which it leaves for a reference (hit_hold()) before
  * anything that may fault on user memory or wait for a lock that such a
  * fault can hold up.

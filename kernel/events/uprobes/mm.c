@@ -375,7 +375,7 @@ void uprobe_end_dup_mmap(void)
 void uprobe_dup_mmap_done(struct mm_struct *oldmm)
 {
 	mmap_assert_write_locked(oldmm);
-	/* Pairs with the READ_ONCE() in collect_maps(); see internal.h. */
+	/* Pairs with the READ_ONCE() in collect_maps(); see "Walks and fork". */
 	WRITE_ONCE(oldmm->uprobes_state.forks, oldmm->uprobes_state.forks + 1);
 }
 

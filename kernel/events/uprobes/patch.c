@@ -223,7 +223,7 @@ unlock_page:
 /*
  * Put @len @bytes at @vaddr into @old, the page @vma maps there, or rather
  * into a new copy of it mapped in its place; in place only where no other
- * thread runs this page (see internal.h). Caller holds the mmap_lock for
+ * thread runs this page ("Patching text" in the design). Caller holds the mmap_lock for
  * write and a reference on @old.
  *
  * Return: 0; -EAGAIN if @old is no longer mapped there; -ENOSPC, -ENOMEM.
