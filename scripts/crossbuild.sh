@@ -56,7 +56,7 @@ objects() {
 	s390) echo arch/s390/kernel/uprobes.o arch/s390/kernel/signal.o ;;
 	mips) echo arch/mips/kernel/uprobes.o arch/mips/kernel/signal.o ;;
 	i386 | x86_64-noup) echo arch/x86/kernel/traps.o arch/x86/kernel/signal.o arch/x86/entry/vdso/
-		[ "$arch" = x86_64-noup ] || echo arch/x86/kernel/uprobes.o ;;
+		[ "$arch" = x86_64-noup ] || echo arch/x86/kernel/uprobes/ ;;
 	esac
 }
 

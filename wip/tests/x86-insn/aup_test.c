@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * User-space test of arch/x86/kernel/uprobes.c, which is
+ * User-space test of arch/x86/kernel/uprobes/, whose files are
  * included unchanged on top of the shims in shim/ (the core's hooks, the
  * hardware-breakpoint report and the vDSO are stubs that record their
  * calls; see "shim state" below).
@@ -46,7 +46,11 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../../../arch/x86/kernel/uprobes.c"
+#include "../../../arch/x86/kernel/uprobes/decode.c"
+#include "../../../arch/x86/kernel/uprobes/emulate.c"
+#include "../../../arch/x86/kernel/uprobes/xol.c"
+#include "../../../arch/x86/kernel/uprobes/return.c"
+#include "../../../arch/x86/kernel/uprobes/jump.c"
 
 /* ---------------------------------------------------------- shim state */
 

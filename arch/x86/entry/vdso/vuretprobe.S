@@ -4,9 +4,10 @@
  *
  * A return probe replaces a function's return address with one of the
  * stubs below, stub i for the mm's return-table slot i, where the kernel
- * has written the real return address (arch/x86/kernel/uprobes.c, "Return
- * probes"). The table is a page of the vvar area per mm (uretprobe_table,
- * vdso-layout.lds.S; mapped by vvar_fault()).
+ * has written the real return address (arch/x86/kernel/uprobes/return.c;
+ * Documentation/trace/uprobes.rst, "Return probes"). The table is a page
+ * of the vvar area per mm (uretprobe_table, vdso-layout.lds.S; mapped by
+ * vvar_fault()).
  *
  * When the function returns, the stub jumps to the common code, which
  * keeps the three registers a system call clobbers in the red zone below

@@ -3,8 +3,9 @@
 #define _ASM_X86_UPROBES_H
 /*
  * x86 part of uprobes: what the core keeps per probe and per task. How an
- * instruction is analysed, emulated or run out of line is described at the
- * top of arch/x86/kernel/uprobes.c.
+ * instruction is analysed, emulated or run out of line:
+ * Documentation/trace/uprobes.rst, "The x86 implementation"; the code is in
+ * arch/x86/kernel/uprobes/.
  *
  * Included unconditionally by arch/x86/events/core.c, so it must stand
  * alone in every configuration.
@@ -22,7 +23,7 @@ typedef u8 uprobe_opcode_t;
  */
 #define UPROBE_XOL_SLOT_BYTES		64
 #ifdef CONFIG_X86_64
-/* Jump sites: jmp rel32 reaches 2 GiB either way (arch/x86/kernel/uprobes.c). */
+/* Jump sites: jmp rel32 reaches 2 GiB either way (arch/x86/kernel/uprobes/jump.c). */
 #define UPROBE_JUMP_REACH		0x80000000UL
 #endif
 
@@ -52,7 +53,7 @@ enum arch_uprobe_mode {
 /**
  * struct arch_uprobe_plan - how the probed instruction runs in one mode
  * @err: 0 if the instruction can be run in this mode; -EINVAL if it does
- *	not decode, -ENOTSUPP if it is refused (see arch/x86/kernel/uprobes.c)
+ *	not decode, -ENOTSUPP if it is refused (arch/x86/kernel/uprobes/decode.c)
  * @len: length of the instruction
  * @exec: &enum arch_uprobe_exec
  * @emul: which emulation, for AUP_EMULATE
@@ -147,10 +148,10 @@ struct arch_uprobe_task {
 
 struct pt_regs;
 
-/* Asked by do_int3_user() first: see arch/x86/kernel/uprobes.c. */
+/* Asked by do_int3_user() first: see arch/x86/kernel/uprobes/xol.c. */
 bool uprobe_trap_int3(struct pt_regs *regs);
 
-/* Asked by the user page fault handler before it signals: see uprobes.c. */
+/* Asked by the user page fault handler before it signals: see uprobes/jump.c. */
 #ifdef CONFIG_X86_64
 bool uprobe_stub_fault(struct pt_regs *regs, unsigned long address);
 #else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0+ */
 /*
  * User-space stand-ins for the kernel interfaces that
- * arch/x86/kernel/uprobes.c uses, so that the test can include that file
+ * arch/x86/kernel/uprobes/ uses, so that the test can include its files
  * unchanged. "User memory" accesses go through aup_test_put/get, which the
  * test implements (and can make fail).
  */
