@@ -958,17 +958,17 @@ static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
  * contexts of a parent and its child when their inherited events match, so
  * the running task's event may be one whose target is another process.
  */
-static bool perf_here(struct trace_uprobe *tu)
+static bool perf_on_this_cpu(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	bool here = false;
+	bool on_cpu = false;
 
-	/* call->perf_events exists while TP_FLAG_PROFILE is set */
+	/* A hint. call->perf_events exists while TP_FLAG_PROFILE is set. */
 	rcu_read_lock();
 	if (trace_probe_load_flag(&tu->tp) & TP_FLAG_PROFILE)
-		here = !hlist_empty(raw_cpu_ptr(call->perf_events)); /* hint */
+		on_cpu = !hlist_empty(raw_cpu_ptr(call->perf_events));
 	rcu_read_unlock();
-	return here;
+	return on_cpu;
 }
 
 /*
@@ -976,8 +976,8 @@ static bool perf_here(struct trace_uprobe *tu)
  * @rec the arguments fetched into perf's buffer. False when that fetch
  * missed a page: nothing was handed over.
  */
-static bool perf_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			struct uprobe_record *rec, int dsize)
+static bool record_to_perf(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			   struct uprobe_record *rec, int dsize)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 	int rsize = rec ? rec->size : record_size(tu, dsize);
@@ -1011,11 +1011,11 @@ enable_preempt:
 
 /*
  * Hand a hit to BPF programs if a target of the event wants this process
- * (@bpf), then to the perf events on this CPU if perf_here() found any
- * (@here, a hint: perf_record() looks again).
+ * (@bpf), then to the perf events on this CPU if perf_on_this_cpu() found
+ * any (@on_cpu, a hint: record_to_perf() looks again).
  */
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool bpf, bool here)
+		     bool bpf, bool on_cpu)
 {
 	int dsize = 0;
 
@@ -1028,12 +1028,12 @@ static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 					  bpf_prog_run))
 		return;
 #endif
-	if (!here)
+	if (!on_cpu)
 		return;		/* only skips work nobody wants */
 	/* A page was missed: once more, with faults allowed, later. */
 	if ((tu->dynamic &&
 	     !dynamic_size_nofault(tu, uf, UPROBE_MAX_PERF_RECORD, &dsize)) ||
-	    !perf_record(tu, uf, NULL, dsize))
+	    !record_to_perf(tu, uf, NULL, dsize))
 		defer_hit(uf, -1, true);
 }
 
@@ -1044,7 +1044,7 @@ static void perf_hit_faulting(struct trace_uprobe *tu, struct uprobe_fetch *uf)
 
 	if (fetch_record(tu, uf, &rec, UPROBE_MAX_PERF_RECORD))
 		return;
-	perf_record(tu, uf, &rec, 0);
+	record_to_perf(tu, uf, &rec, 0);
 	free_record(&rec);
 }
 #else
@@ -1053,13 +1053,13 @@ static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
 	return false;
 }
 
-static bool perf_here(struct trace_uprobe *tu)
+static bool perf_on_this_cpu(struct trace_uprobe *tu)
 {
 	return false;
 }
 
 static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool bpf, bool here)
+		     bool bpf, bool on_cpu)
 {
 }
 
@@ -1162,21 +1162,25 @@ static bool tu_filter(struct uprobe_consumer *uc,
 	return (flags & TP_FLAG_PROFILE) && perf_wants(tu, mm);
 }
 
-static void dispatch(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool *unwanted)
+/*
+ * Send a hit to the trace files and to perf and BPF, as the event's users
+ * want it. *@unwanted: none of them wants hits in this process.
+ */
+static void trace_and_perf_hit(struct trace_uprobe *tu,
+			       struct uprobe_fetch *uf, bool *unwanted)
 {
 	unsigned int flags = trace_probe_load_flag(&tu->tp);
-	bool perf = false, here = false;
+	bool targeted = false, on_cpu = false;
 
 	if (flags & TP_FLAG_PROFILE) {
-		perf = perf_wants(tu, current->mm);
-		here = perf_here(tu);
+		targeted = perf_wants(tu, current->mm);
+		on_cpu = perf_on_this_cpu(tu);
 	}
-	*unwanted = !(flags & TP_FLAG_TRACE) && !perf && !here;
+	*unwanted = !(flags & TP_FLAG_TRACE) && !targeted && !on_cpu;
 	if (flags & TP_FLAG_TRACE)
 		trace_hit(tu, uf);
-	if (perf || here)
-		perf_hit(tu, uf, perf, here);
+	if (targeted || on_cpu)
+		perf_hit(tu, uf, targeted, on_cpu);
 }
 
 static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
@@ -1195,7 +1199,7 @@ static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	if (is_ret_probe(tu)) {
 		/* Entry of a return probe: only say whether it is wanted. */
 		if (!tu_filter(uc, UPROBE_FILTER_MMAP, current->mm) &&
-		    !perf_here(tu))
+		    !perf_on_this_cpu(tu))
 			return UPROBE_HANDLER_REMOVE;
 		return 0;
 	}
@@ -1204,7 +1208,7 @@ static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 		trace_hit(tu, &uf);
 		return 0;
 	}
-	dispatch(tu, &uf, &unwanted);
+	trace_and_perf_hit(tu, &uf, &unwanted);
 	return unwanted ? UPROBE_HANDLER_REMOVE : 0;
 }
 
@@ -1224,7 +1228,7 @@ static int return_handler(struct uprobe_consumer *uc,
 		trace_hit(tu, &uf);
 		return 0;
 	}
-	dispatch(tu, &uf, &unwanted);
+	trace_and_perf_hit(tu, &uf, &unwanted);
 	return 0;
 }
 
@@ -1460,7 +1464,8 @@ static int event_enable(struct trace_event_call *call,
 		/*
 		 * perf allocated call->perf_events before this call: the
 		 * flag's release store publishes it. Pairs with the acquire
-		 * load of the flags in perf_here() and perf_record().
+		 * load of the flags in perf_on_this_cpu() and
+		 * record_to_perf().
 		 */
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
 	}
