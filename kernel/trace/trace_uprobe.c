@@ -2113,8 +2113,8 @@ static int define_from_argv(int argc, const char **argv)
 	}
 	if (argc < 2 || (argv[0][1] != '\0' && argv[0][1] != ':'))
 		return -ECANCELED;
-	/* "PATH:OFFSET" with a '/': otherwise a kprobe's, e.g. "MOD:SYM" */
-	if (!strchr(argv[1], '/'))
+	/* PATH:OFFSET has a '/' in PATH; else it is a kprobe's ("MOD:SYM") */
+	if (argv[1][strcspn(argv[1], "/")] == '\0')
 		return -ECANCELED;
 
 	trace_probe_log_init("trace_uprobe", argc, argv);
@@ -2206,7 +2206,9 @@ static int run_uprobe_events_line(const char *raw_command)
 	/* under dyn_event_ops_mutex, which guards the error log */
 	ret = dyn_event_create(raw_command, &uprobe_dyn_ops);
 	/* Only uprobes are defined here: "not mine" is just invalid. */
-	return ret == -ECANCELED ? -EINVAL : ret;
+	if (ret == -ECANCELED)
+		ret = -EINVAL;
+	return ret;
 }
 
 static int dyn_delete(struct dyn_event *ev)
@@ -2229,14 +2231,15 @@ static bool match_command_head(struct trace_uprobe *tu, int argc,
 	unsigned long offset, ref = 0;
 	char *spec, *open;
 	bool match = false;
-	int len;
+	size_t n;
 
 	if (!argc)
 		return true;
-	len = strlen(tu->filename);
-	if (strncmp(tu->filename, argv[0], len) || argv[0][len] != ':')
+	/* PATH exactly, then ':' (a defined PATH is never empty) */
+	n = str_has_prefix(argv[0], tu->filename);
+	if (!n || argv[0][n] != ':')
 		return false;
-	spec = kstrdup(&argv[0][len + 1], GFP_KERNEL);
+	spec = kstrdup(argv[0] + n + 1, GFP_KERNEL);
 	if (!spec)
 		return false;
 	open = strchr(spec, '(');
@@ -2263,10 +2266,11 @@ static bool dyn_matches(const char *system, const char *event,
 {
 	struct trace_uprobe *tu = dyn_to_tu(ev);
 
-	return (event[0] == '\0' ||
-		!strcmp(trace_probe_name(&tu->tp), event)) &&
-	       (!system || !strcmp(trace_probe_group_name(&tu->tp), system)) &&
-	       match_command_head(tu, argc, argv);
+	if (event[0] && strcmp(trace_probe_name(&tu->tp), event))
+		return false;
+	if (system && strcmp(trace_probe_group_name(&tu->tp), system))
+		return false;
+	return match_command_head(tu, argc, argv);
 }
 
 /* The canonical definition: "p:GRP/EVENT PATH:0x%016lx(0xREF) ARGS". */
