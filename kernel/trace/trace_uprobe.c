@@ -7,143 +7,32 @@
  *	p|r[:[GRP/][EVENT]] PATH:OFFSET[%return][(REF_CTR_OFFSET)] [FETCHARGS]
  *	-:[GRP/]EVENT [PATH:OFFSET... [FETCHARGS]]
  *
- * or perf creates a local one with perf_event_open(type=uprobe). Parsing
- * of the fetch arguments, their types and printing, the event call and its
- * files, and the error log belong to the trace_probe library; this file
- * supplies the uprobe parts: the place syntax, the fetch program's stage-1
- * operations on user registers and memory, the handlers, the perf target
- * filter and the tracefs files uprobe_events, uprobe_profile and
- * uprobe_stats.
- *
- * Objects
- *   struct trace_uprobe	one probe: a file (pinned path), an offset, an
- *				SDT counter offset, its registration with the
- *				uprobes core, per-CPU hit counts. Embeds its
- *				struct trace_probe (last member).
- *   struct tu_reg		one registration: the consumer the core calls,
- *				and where its counts started.
- *   struct trace_probe_event	the event (library object): one or more
- *				trace_uprobes ("siblings", same arguments)
- *				share it, its files and its perf filter.
- *   struct trace_uprobe_filter	the event's perf targets (library type, in
- *				the event): an RCU list of struct
- *				tu_target, plus a count of system-wide
- *				perf events.
- *   struct tu_target		one perf event with a target task: the event
- *				and a reference of its own on the task, so
- *				that handlers can look at the task under RCU
- *				alone; freed by RCU.
- *   struct uprobe_fetch	one hit's context for the fetch program: the
- *				user registers and the probed address.
- *   struct uprobe_list	one tracefs file (uprobe_events, uprobe_profile,
- *				uprobe_stats): all three are one seq_file walk
- *				of the dynamic events with a per-file line.
- *
- * Lifetimes
- *   - A trace_uprobe lives from its definition until its deletion (or, for
- *     perf's local ones, destroy_local_trace_uprobe()). It is registered
- *     with the core only while the event is enabled (by a trace file or by
- *     perf), each time with a new tu_reg. Nothing waits for the handlers
- *     of a registration under event_mutex: disabling unregisters without
- *     waiting (uprobe_unregister_nosync()) and retires the tu_reg, which
- *     is freed once its handlers have returned and the fetches they
- *     deferred have run (polled whenever the trace_uprobe is used, or
- *     waited for by the deferred free; a read of uprobe_profile waits for
- *     the handlers only, whose counts are then final). The handlers
- *     still running find no trace file left and record nothing, and use
- *     perf's per-CPU event lists (call->perf_events, which perf frees an
- *     RCU grace period after disabling the event) only inside an RCU
- *     section that finds TP_FLAG_PROFILE still set. perf's local
- *     trace_uprobes are freed by the same deferred free as deleted ones.
- *   - A retired tu_reg holds the core's probe (uprobe_stats_hold()): the
- *     handlers still running count their hits there; its counts are final
- *     once they have returned, and then move to the trace_uprobe's.
- *   - Deletion is refused (-EBUSY) while the event is enabled or perf holds
- *     it; a sibling of an enabled event is unregistered first. The deleted
- *     trace_uprobe leaves the lists at once and is freed (with its event,
- *     if it was the last probe of it) by a work item that waits for its
- *     handlers, outside event_mutex.
- *   - Trace file links are freed by RCU; handlers use them and their files
- *     under rcu_read_lock() only, around the (non-sleeping) copy into the
- *     buffer. An event's files go with the event once an RCU grace period
- *     has passed since the last one left (files_gp).
-
- * Locks
- *   dyn_event_ops_mutex  held by dyn_event_create() around parsing: it
- *			guards the library's error log.
- *   event_mutex	held (by our callers or by us) around every definition,
- *			deletion, enable and disable, and every perf open and
- *			close; it orders them all. Core locks nest inside it.
- *   filter->rwlock	taken for write (under event_mutex) to change the
- *			event's perf target list; a leaf lock. Readers (the
- *			core's filter calls, handlers) take no lock: they
- *			walk the list under RCU.
- *   Handlers run in the core's global SRCU read section: they may sleep,
- *   but never wait for the task's memory (see the hit path below).
- *
- * The hit path
- *   A handler runs in the probed task, preemptible, with the user registers.
- *   It measures the strings among the arguments, reserves the record in
- *   each enabled trace instance's ring buffer, or in perf's buffer, and
- *   fetches the arguments straight into it, all with page faults disabled.
- *   When a read misses a page (not yet touched, swapped out, or one the
- *   process makes wait for ever), that record is dropped and the hit is
- *   finished on the task's way back to user mode, out of the read section
- *   (struct tu_deferred, a task work holding its registration): fetched
- *   once more, faults allowed, into a scratch record (on the stack when
- *   small, else kmalloc()ed) that is then copied: such arguments are read,
- *   not lost, and recorded a little later.
- *   Nothing is fetched when no instance records (tracing off,
- *   soft-disabled) and no perf event wants the hit.
- *
- * Design rules
- *   - No per-CPU fetch buffers and no mutex on the hit path: records are
- *     fetched where they go, or into a scratch record of the hit's own, so
- *     tasks never wait for each other, and a record too big for its buffer
- *     has its strings cut rather than being dropped.
- *   - Trace files and perf may use one event at the same time; the core
- *     filter is "any trace file, or a perf target in this mm".
- *   - Perf targets are matched per process (mm); a target whose mm is gone
- *     (an exited thread-group leader) is matched through its live threads.
- *     That match decides where breakpoints go and whether BPF programs
- *     run; perf's per-CPU event lists decide which events count a hit, as
- *     they hold the running task's events even when perf has swapped its
- *     context with its parent's or child's (inherited events, each on its
- *     own local event, with the other's target).
- *   - uprobe_stats reports, per probe, how the core handled its hits.
+ * or perf creates a local one with perf_event_open(type=uprobe). The
+ * trace_probe library parses the fetch arguments and owns their types and
+ * printing, the event call and its files, and the error log. This file
+ * parses the place (PATH:OFFSET, %return, REF_CTR_OFFSET), defines and
+ * deletes the events, registers their probes with the uprobes core while
+ * an event is enabled, keeps the event's perf targets, and serves the
+ * tracefs files uprobe_events, uprobe_profile and uprobe_stats (per probe:
+ * how the core handled its hits). The handlers are in trace_uprobe_hit.c;
+ * the objects, their lifetimes and the lock order in trace_uprobe.h.
  */
 #define pr_fmt(fmt)	"trace_uprobe: " fmt
 
 #include <linux/bpf.h>
 #include <linux/ctype.h>
-#include <linux/filter.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/security.h>
 #include <linux/string.h>
-#include <linux/task_work.h>
-#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include <linux/wait_bit.h>
 
-#include "trace_dynevent.h"
-#include "trace_probe.h"
-#include "trace_probe_tmpl.h"
+#include "trace_uprobe.h"
 
 #define UPROBE_EVENT_SYSTEM	"uprobes"
-
-/*
- * Longest records, headers included: strings are cut to fit. A trace
- * record must fit a ring-buffer page with its headers; perf's buffer is
- * larger.
- */
-#define UPROBE_MAX_TRACE_RECORD	(PAGE_SIZE - 96)
-#define UPROBE_MAX_PERF_RECORD	(PERF_MAX_TRACE_SIZE - sizeof(u64))
-/* Records up to this size are fetched on the stack. */
-#define UPROBE_STACK_RECORD	256
 
 /*
  * RCU state when a trace file last left a uprobe event (event_mutex):
@@ -151,105 +40,6 @@
  * files may be freed once this grace period has passed.
  */
 static unsigned long files_gp;
-
-/**
- * struct uprobe_record_head - the fixed part of a record
- * @ent: the common trace entry header
- * @vaddr: the probed address; for a return probe the function's address
- *	(__probe_func) then the return address (__probe_ret_ip)
- */
-struct uprobe_record_head {
-	struct trace_entry ent;
-	unsigned long vaddr[];
-};
-
-/**
- * struct trace_uprobe - one uprobe of a uprobe event
- * @devent: link in the dynamic event list (not for perf's local events)
- * @path: the probed file (a reference is held)
- * @inode: the inode the core probes (the real one under overlayfs)
- * @filename: the path as the user wrote it
- * @offset: file offset of the probed instruction
- * @ref_ctr_offset: file offset of the SDT counter, 0 for none
- * @nhits: per-CPU count of handler calls
- * @is_ret: a return probe
- * @owns_event: deleted as the last probe of its event, which its
- *	deferred free frees too
- * @reg: the registration with the core, NULL while not registered
- * @retired: earlier registrations whose handlers may still run
- *	(struct tu_reg.node)
- * @stats_done: the core's counts over the earlier registrations that
- *	are final
- * @free_work: deferred free after deletion (tu_free_work())
- * @text_room: most bytes of strings a trace record may hold and still
- *	print as one line of text (trace_text_room())
- * @dynamic: an argument has dynamic data (a string): records vary in size
- * @simple: every argument is simple (arg_is_simple()): fetch_simple()
- *	fetches them
- * @tp: the library's probe: event, arguments (must be last)
- */
-struct trace_uprobe {
-	struct dyn_event devent;
-	struct path path;
-	struct inode *inode;
-	char *filename;
-	unsigned long offset;
-	unsigned long ref_ctr_offset;
-	unsigned long __percpu *nhits;
-	bool is_ret;
-	bool owns_event;
-	struct tu_reg *reg;
-	struct list_head retired;
-	struct uprobe_stats stats_done;
-	struct work_struct free_work;
-	int text_room;
-	bool dynamic;
-	bool simple;
-	struct trace_probe tp;
-};
-
-/**
- * struct tu_reg - one registration of a trace_uprobe with the core
- * @consumer: the consumer registered
- * @tu: the probe it serves
- * @stats_start: the core's counts for the probe at registration (the
- *	core's probe may serve other consumers too)
- * @held: from unregistration, the core's probe, held for its counts
- * @cookie: from unregistration, the core's cookie for its handlers
- * @folded: its counts are in @tu's stats_done already: a later
- *	registration took the same core probe and counts from there on
- * @deferred: hits of its handlers whose fetch waits for the task's way
- *	back to user mode (struct tu_deferred); it is freed once none is left
- * @node: link in @tu's retired list from unregistration
- *
- * A new registration gets a new consumer, so that it never waits for the
- * handlers of an old one, which may still walk the old consumer's links.
- */
-struct tu_reg {
-	struct uprobe_consumer consumer;
-	struct trace_uprobe *tu;
-	struct uprobe_stats stats_start;
-	struct uprobe *held;
-	unsigned long cookie;
-	bool folded;
-	atomic_t deferred;
-	struct list_head node;
-};
-
-/**
- * struct uprobe_fetch - what the fetch program of one hit reads
- * @regs: the task's user registers at the hit
- * @tu: the probe that was hit
- * @reg: the registration whose handler runs
- * @vaddr: user address of the probed instruction (entry) or function
- *	(return)
- */
-struct uprobe_fetch {
-	struct pt_regs *regs;
-	struct trace_uprobe *tu;
-	struct tu_reg *reg;
-	unsigned long vaddr;
-};
 
 static int dyn_define(const char *raw_command);
 static int dyn_show_definition(struct seq_file *m, struct dyn_event *ev);
@@ -277,32 +67,6 @@ static struct trace_uprobe *dyn_to_tu(struct dyn_event *ev)
 	return container_of(ev, struct trace_uprobe, devent);
 }
 
-static struct trace_uprobe *tp_to_tu(struct trace_probe *tp)
-{
-	return container_of(tp, struct trace_uprobe, tp);
-}
-
-static struct trace_uprobe *uc_to_tu(struct uprobe_consumer *uc)
-{
-	return container_of(uc, struct tu_reg, consumer)->tu;
-}
-
-static bool is_ret_probe(struct trace_uprobe *tu)
-{
-	return tu->is_ret;
-}
-
-static int head_size(struct trace_uprobe *tu)
-{
-	return sizeof(struct uprobe_record_head) +
-	       (is_ret_probe(tu) ? 2 : 1) * sizeof(unsigned long);
-}
-
-static struct trace_uprobe_filter *event_filter(struct trace_uprobe *tu)
-{
-	return tu->tp.event->filter;
-}
-
 static unsigned long tu_hits(struct trace_uprobe *tu)
 {
 	unsigned long n = 0;
@@ -311,925 +75,6 @@ static unsigned long tu_hits(struct trace_uprobe *tu)
 	for_each_possible_cpu(cpu)
 		n += *per_cpu_ptr(tu->nhits, cpu);
 	return n;
-}
-
-/* ------------------------------------------------------------ fetching */
-
-/*
- * Set by a read of user memory that failed while page faults were
- * disabled, in fetch_nofault(), which clears it before and tests it after
- * the fetch; both run with preemption disabled, so on one CPU.
- */
-static DEFINE_PER_CPU(bool, fetch_missed);
-
-/* A user read failed: a miss of fetch_nofault(), or a real fault. */
-static nokprobe_inline void fetch_failed(void)
-{
-	if (pagefault_disabled())
-		__this_cpu_write(fetch_missed, true);
-}
-
-/*
- * The fetch program runs in the probed task and reads user memory with the
- * ordinary user accessors: with page faults disabled straight into a
- * reserved record (fetch_nofault()), and when that misses a page once more
- * with faults allowed. A read that fails leaves zeroes (fixed-size values)
- * or "(fault)" (strings).
- */
-static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
-{
-	if (copy_from_user(dest, (void __force __user *)src, size)) {
-		memset(dest, 0, size);
-		fetch_failed();
-		return -EFAULT;
-	}
-	return 0;
-}
-
-static nokprobe_inline int probe_mem_read_user(void *dest, void *src,
-					       size_t size)
-{
-	return probe_mem_read(dest, src, size);
-}
-
-/* Length of the string at @addr with its NUL (0 on a fault), capped. */
-static nokprobe_inline int fetch_store_strlen(unsigned long addr)
-{
-	long len;
-
-	if (addr == FETCH_TOKEN_COMM)
-		return strlen(current->comm) + 1;
-	len = strnlen_user((const char __user *)addr, MAX_STRING_SIZE);
-	if (!len)
-		fetch_failed();
-	return min_t(long, len, MAX_STRING_SIZE);
-}
-
-static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
-{
-	return fetch_store_strlen(addr);
-}
-
-/*
- * Copy the string at @addr into the dynamic area that *@dest (a data_loc)
- * points to, cut to its length, NUL terminated, and record the length.
- */
-static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest,
-					      void *base)
-{
-	int maxlen = get_loc_len(*(u32 *)dest);
-	char *dst = get_loc_data(dest, base);
-	long len;
-
-	if (unlikely(!maxlen))
-		return -ENOMEM;
-	if (addr == FETCH_TOKEN_COMM) {
-		len = strscpy(dst, current->comm, maxlen);
-		len = len < 0 ? maxlen : len + 1;
-	} else {
-		len = strncpy_from_user(dst, (const char __user *)addr, maxlen);
-		if (len < 0) {
-			fetch_failed();
-			*(u32 *)dest = make_data_loc(0, dst - (char *)base);
-			return len;
-		}
-		if (len == maxlen)
-			dst[maxlen - 1] = '\0';	/* it grew since measured */
-		else
-			len++;
-	}
-	*(u32 *)dest = make_data_loc(len, dst - (char *)base);
-	return len;
-}
-
-static nokprobe_inline int fetch_store_string_user(unsigned long addr,
-						   void *dest, void *base)
-{
-	return fetch_store_string(addr, dest, base);
-}
-
-/* An immediate string (\"...") lives in the kernel, in the fetch program. */
-static int fetch_imm_string(struct fetch_insn *code, void *dest, void *base)
-{
-	const char *str = code->data;
-	int maxlen, len = strlen(str) + 1;
-	char *dst;
-
-	code++;
-	if (code->op != FETCH_OP_ST_STRING && code->op != FETCH_OP_ST_USTRING)
-		return -EILSEQ;
-	if (code[1].op != FETCH_OP_END)
-		return -EILSEQ;
-	if (!dest)
-		return len;
-	maxlen = get_loc_len(*(u32 *)dest);
-	if (unlikely(!maxlen))
-		return -ENOMEM;
-	dst = get_loc_data(dest, base);
-	len = min(len, maxlen);
-	memcpy(dst, str, len);
-	dst[len - 1] = '\0';
-	*(u32 *)dest = make_data_loc(len, dst - (char *)base);
-	return len;
-}
-
-/* The @n-th word on the user stack. */
-static unsigned long user_stack_nth(struct pt_regs *regs, unsigned int n)
-{
-	unsigned long __user *sp = (unsigned long __user *)
-				   user_stack_pointer(regs);
-	unsigned long val;
-
-	if (get_user(val, sp + n)) {
-		fetch_failed();
-		return 0;
-	}
-	return val;
-}
-
-/*
- * @+OFFSET: OFFSET from where the probed segment's mapping puts file offset
- * 0. For the usual ELF layout (each segment's file offsets equal its link
- * addresses up to one bias) that is the object at link address OFFSET, in
- * any segment; users' offsets rely on this rule (part of the ABI).
- */
-static unsigned long foffs_to_vaddr(struct uprobe_fetch *uf,
-				    unsigned long foffs)
-{
-	return uf->vaddr - uf->tu->offset + foffs;
-}
-
-/* The value stage 1 of the fetch program starts from; false if none. */
-static __always_inline bool fetch_base(struct fetch_insn *code,
-				       struct uprobe_fetch *uf,
-				       unsigned long *val)
-{
-	struct pt_regs *regs = uf->regs;
-
-	switch (code->op) {
-	case FETCH_OP_REG:
-		*val = regs_get_register(regs, code->param);
-		return true;
-	case FETCH_OP_STACK:
-		*val = user_stack_nth(regs, code->param);
-		return true;
-	case FETCH_OP_STACKP:
-		*val = user_stack_pointer(regs);
-		return true;
-	case FETCH_OP_RETVAL:
-		*val = regs_return_value(regs);
-		return true;
-	case FETCH_OP_IMM:
-		*val = code->immediate;
-		return true;
-	case FETCH_OP_COMM:
-		*val = FETCH_TOKEN_COMM;
-		return true;
-	case FETCH_OP_FOFFS:
-		*val = foffs_to_vaddr(uf, code->immediate);
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Stage 1 of the fetch program; the library runs the rest. */
-static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest,
-			      void *base)
-{
-	unsigned long val;
-
-	if (code->op == FETCH_OP_DATA)
-		return fetch_imm_string(code, dest, base);
-	if (!fetch_base(code, rec, &val))
-		return -EILSEQ;
-	return process_fetch_insn_bottom(code + 1, val, dest, base);
-}
-
-/*
- * Is @arg a value stored as it is, or a number or string read from user
- * memory at a value plus an offset: a fetch program of a stage 1, one
- * store and nothing else (no dereference chain, bitfield or array)?
- */
-static bool arg_is_simple(struct probe_arg *arg)
-{
-	struct fetch_insn *code = arg->code;
-
-	if (arg->count || code[0].op == FETCH_OP_DATA)
-		return false;
-	switch (code[1].op) {
-	case FETCH_OP_ST_RAW:
-	case FETCH_OP_ST_MEM:
-	case FETCH_OP_ST_UMEM:
-		if (arg->dynamic || code[0].op == FETCH_OP_COMM)
-			return false;
-		break;
-	case FETCH_OP_ST_STRING:
-	case FETCH_OP_ST_USTRING:
-		break;
-	default:
-		return false;
-	}
-	return code[2].op == FETCH_OP_END;
-}
-
-/* The length of simple string argument @code for this hit (dynamic_size()). */
-static int simple_strlen(struct fetch_insn *code, struct uprobe_fetch *uf)
-{
-	unsigned long val;
-
-	if (!fetch_base(code, uf, &val))
-		return 0;	/* not reached: arg_is_simple() */
-	return fetch_store_strlen(val + code[1].offset);
-}
-
-/*
- * Fetch arguments that are all simple (arg_is_simple()) into @data, the
- * record's argument area, and its @dsize bytes of dynamic data, which
- * they fill: the fetch program's work without its interpreter.
- */
-static void fetch_simple(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			 u8 *data, int dsize)
-{
-	u8 *base = data - head_size(tu), *dyn = data + tu->tp.size;
-	struct fetch_insn *code;
-	unsigned long val;
-	void *dest;
-	int i, len;
-
-	for (i = 0; i < tu->tp.nr_args; i++) {
-		code = tu->tp.args[i].code;
-		dest = data + tu->tp.args[i].offset;
-		if (!fetch_base(code, uf, &val))
-			val = 0;	/* not reached: arg_is_simple() */
-		switch (code[1].op) {
-		case FETCH_OP_ST_RAW:
-			fetch_store_raw(val, &code[1], dest);
-			break;
-		case FETCH_OP_ST_MEM:
-		case FETCH_OP_ST_UMEM:
-			probe_mem_read(dest, (void *)val + code[1].offset,
-				       code[1].size);
-			break;
-		default:	/* a string */
-			*(u32 *)dest = make_data_loc(dsize, dyn - base);
-			len = fetch_store_string(val + code[1].offset, dest,
-						 base);
-			if (len > 0) {
-				dyn += len;
-				dsize -= len;
-			}
-		}
-	}
-	/* Strings shorter than measured leave bytes nothing wrote. */
-	if (dsize > 0)
-		memset(dyn, 0, dsize);
-}
-
-/*
- * A trace record must also print as one line of at most a page: a string
- * prints with quotes and a separator, a cut one as "(fault)", a number as
- * up to 19 characters. How many bytes of strings leave room for that.
- */
-static int trace_text_room(struct trace_uprobe *tu)
-{
-	int i, n, room = PAGE_SIZE - 160 - MAX_EVENT_NAME_LEN;
-	struct probe_arg *arg;
-
-	for (i = 0; i < tu->tp.nr_args; i++) {
-		arg = &tu->tp.args[i];
-		n = arg->count ? arg->count : 1;
-		room -= strlen(arg->name) + 2;
-		room -= n * (arg->dynamic ? 10 : 20);
-	}
-	return max(room, 0);
-}
-
-/* Bytes of dynamic data (strings) this hit needs, within @limit. */
-static int dynamic_size(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			int limit)
-{
-	int i, len, room, total = 0;
-
-	room = limit - head_size(tu) - tu->tp.size;
-	if (limit == UPROBE_MAX_TRACE_RECORD)
-		room = min(room, tu->text_room);
-	for (i = 0; i < tu->tp.nr_args; i++) {
-		if (!tu->tp.args[i].dynamic)
-			continue;
-		if (tu->simple)
-			len = simple_strlen(tu->tp.args[i].code, uf);
-		else
-			len = process_fetch_insn(tu->tp.args[i].code, uf,
-						 NULL, NULL);
-		if (len > 0)
-			total += len;
-	}
-	return clamp(total, 0, max(room, 0));
-}
-
-/* Bytes of a record with @dsize bytes of dynamic data, header included. */
-static int record_size(struct trace_uprobe *tu, int dsize)
-{
-	return head_size(tu) + tu->tp.size + dsize;
-}
-
-/*
- * dynamic_size() into *@dsize without taking a page fault (nothing sleeps,
- * so on one CPU for fetch_missed). False when a string needed one.
- */
-static bool dynamic_size_nofault(struct trace_uprobe *tu,
-				 struct uprobe_fetch *uf, int limit, int *dsize)
-{
-	bool missed;
-
-	preempt_disable();
-	__this_cpu_write(fetch_missed, false);
-	pagefault_disable();
-	*dsize = dynamic_size(tu, uf, limit);
-	pagefault_enable();
-	missed = __this_cpu_read(fetch_missed);
-	preempt_enable();
-	return !missed;
-}
-
-/**
- * struct uprobe_record - a scratch record: one hit's arguments, fetched
- *	with page faults allowed
- * @data: head_size() bytes left for the header, then the arguments and
- *	their dynamic data
- * @size: bytes in @data, header included
- * @onstack: the buffer used when it is big enough
- */
-struct uprobe_record {
-	u8 *data;
-	int size;
-	u64 onstack[UPROBE_STACK_RECORD / sizeof(u64)];
-};
-
-/*
- * Fetch the arguments into @rec, a record of at most @limit bytes, with
- * page faults allowed.
- */
-static int fetch_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			struct uprobe_record *rec, int limit)
-{
-	int hsize = head_size(tu), dsize = dynamic_size(tu, uf, limit);
-
-	rec->size = record_size(tu, dsize);
-	rec->data = (u8 *)rec->onstack;
-	if (rec->size > sizeof(rec->onstack)) {
-		rec->data = kmalloc(rec->size, GFP_KERNEL);
-		if (!rec->data)
-			return -ENOMEM;
-	}
-	/* Nothing stale may reach user space through perf. */
-	memset(rec->data, 0, rec->size);
-	store_trace_args(rec->data + hsize, &tu->tp, uf, hsize, dsize);
-	return 0;
-}
-
-static void free_record(struct uprobe_record *rec)
-{
-	if (rec->data != (u8 *)rec->onstack)
-		kfree(rec->data);
-}
-
-/* Header of a record: the probed address(es). */
-static void fill_head(struct uprobe_record_head *entry,
-		      struct trace_uprobe *tu, struct uprobe_fetch *uf)
-{
-	entry->vaddr[0] = uf->vaddr;
-	if (is_ret_probe(tu))
-		entry->vaddr[1] = instruction_pointer(uf->regs);
-}
-
-/*
- * Fetch the arguments straight into @data, a record_size(@dsize) bytes
- * record reserved in an output buffer (preemption disabled), without
- * taking a page fault. False when a read needed one: the record is
- * incomplete, and the hit must be fetched again with faults allowed
- * (fetch_record()).
- */
-static bool fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			  u8 *data, int dsize)
-{
-	int hsize = head_size(tu);
-
-	__this_cpu_write(fetch_missed, false);
-	pagefault_disable();
-	if (tu->simple) {
-		fetch_simple(tu, uf, data + hsize, dsize);
-	} else {
-		/* Nothing stale may reach user space: a fetch may stop short. */
-		memset(data + hsize, 0, tu->tp.size + dsize);
-		store_trace_args(data + hsize, &tu->tp, uf, hsize, dsize);
-	}
-	pagefault_enable();
-	return !__this_cpu_read(fetch_missed);
-}
-
-/*
- * Fill the record at @entry: the header, then a copy of @rec, or with no
- * @rec the arguments fetched straight into it (fetch_nofault()).
- */
-static __always_inline bool fill_record(struct trace_uprobe *tu,
-					struct uprobe_fetch *uf, void *entry,
-					struct uprobe_record *rec, int dsize)
-{
-	int hsize = head_size(tu);
-
-	fill_head(entry, tu, uf);
-	if (!rec)
-		return !tu->tp.nr_args || fetch_nofault(tu, uf, entry, dsize);
-	memcpy((u8 *)entry + hsize, rec->data + hsize, rec->size - hsize);
-	return true;
-}
-
-/* ------------------------------------------------------- ftrace output */
-
-/*
- * Would a hit be recorded (or seen by a trigger) in @file? Tracing on or
- * off is read from buffer_disabled, the mirror of the ring buffer's state
- * that tracing_is_enabled() reads for fast paths too: racy, and blind to
- * the buffer's internal pauses (a resize), when the reserve then fails.
- */
-static bool file_records(struct trace_event_file *file)
-{
-	return !READ_ONCE(file->tr->buffer_disabled) ||
-	       (file->flags & EVENT_FILE_FL_TRIGGER_COND);
-}
-
-/*
- * Record the hit in @file's ring buffer: a copy of @rec, or with no @rec
- * the arguments fetched into the reserved event. False when that fetch
- * missed a page: nothing is recorded. Caller is in an RCU read section.
- */
-static __always_inline bool record_to_file(struct trace_uprobe *tu,
-					   struct uprobe_fetch *uf,
-					   struct uprobe_record *rec, int dsize,
-					   struct trace_event_file *file)
-{
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	struct trace_event_buffer fbuffer = {};
-	int size = rec ? rec->size : record_size(tu, dsize);
-
-	fbuffer.trace_file = file;
-	fbuffer.trace_ctx = tracing_gen_ctx();
-	fbuffer.event = trace_event_buffer_lock_reserve(&fbuffer.buffer, file,
-							call->event.type, size,
-							fbuffer.trace_ctx);
-	if (!fbuffer.event)
-		return true;	/* not recording after all: nothing to fetch */
-	fbuffer.entry = ring_buffer_event_data(fbuffer.event);
-	if (!fill_record(tu, uf, fbuffer.entry, rec, dsize)) {
-		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
-		return false;
-	}
-	trace_event_buffer_commit(&fbuffer);
-	return true;
-}
-
-/* Does @file run triggers, or filter, before it records a hit? */
-static bool file_checks_first(struct trace_event_file *file)
-{
-	return file->flags & (EVENT_FILE_FL_TRIGGER_MODE |
-			      EVENT_FILE_FL_SOFT_DISABLED |
-			      EVENT_FILE_FL_PID_FILTER);
-}
-
-/* Is @file soft-disabled, or is this task filtered out? Runs no trigger. */
-static bool file_skips(struct trace_event_file *file)
-{
-	unsigned long flags = file->flags;
-
-	if (flags & EVENT_FILE_FL_SOFT_DISABLED)
-		return true;
-	return (flags & EVENT_FILE_FL_PID_FILTER) &&
-	       trace_event_ignore_this_pid(file);
-}
-
-static void defer_hit(struct uprobe_fetch *uf, int from, bool perf);
-
-/*
- * A fetch into a reserved event missed a page: fetch the hit again with
- * faults allowed, into a scratch record, and copy that into the files from
- * the @from-th link of the event on, whose triggers have run already. A
- * file enabled or disabled in between may shift the count, and get one
- * hit more or less around its enable or disable. Runs from the task's way
- * back to user mode (tu_deferred_run()).
- */
-static noinline void trace_hit_faulting(struct trace_uprobe *tu,
-					struct uprobe_fetch *uf, int from)
-{
-	struct event_file_link *link;
-	struct uprobe_record rec;
-	int n = 0;
-
-	if (fetch_record(tu, uf, &rec, UPROBE_MAX_TRACE_RECORD))
-		return;
-	rcu_read_lock();
-	trace_probe_for_each_link_rcu(link, &tu->tp) {
-		if (n++ < from)
-			continue;
-		if (!file_skips(link->file) && file_records(link->file))
-			record_to_file(tu, uf, &rec, 0, link->file);
-	}
-	rcu_read_unlock();
-	free_record(&rec);
-}
-
-/* trace_hit() with a file to record in or to run the triggers of. */
-static noinline void trace_hit_files(struct trace_uprobe *tu,
-				     struct uprobe_fetch *uf, bool wanted)
-{
-	struct event_file_link *link;
-	int n = 0, missed = -1, dsize = 0;
-
-	/* A string that needs a page fault: every record waits (defer_hit()). */
-	if (wanted && tu->dynamic &&
-	    !dynamic_size_nofault(tu, uf, UPROBE_MAX_TRACE_RECORD, &dsize))
-		missed = 0;
-
-	rcu_read_lock();
-	trace_probe_for_each_link_rcu(link, &tu->tp) {
-		n++;
-		/* Runs unconditional triggers; true when soft-disabled. */
-		if (trace_trigger_soft_disabled(link->file))
-			continue;
-		if (wanted && missed < 0 && file_records(link->file) &&
-		    !record_to_file(tu, uf, NULL, dsize, link->file))
-			missed = n - 1;
-	}
-	rcu_read_unlock();
-	if (missed >= 0)
-		defer_hit(uf, missed, false);
-}
-
-/*
- * Record a hit in every trace instance where the event is enabled. With
- * tracing off and no triggers that is nothing, and costs one look at the
- * files: the record (a few hundred bytes the compiler may zero) stays
- * off this path.
- */
-static __always_inline void trace_hit(struct trace_uprobe *tu,
-				      struct uprobe_fetch *uf)
-{
-	struct event_file_link *link;
-	bool wanted = false, checks = false;
-
-	rcu_read_lock();
-	trace_probe_for_each_link_rcu(link, &tu->tp) {
-		wanted |= file_records(link->file);
-		checks |= file_checks_first(link->file);
-	}
-	rcu_read_unlock();
-	if (wanted || checks)
-		trace_hit_files(tu, uf, wanted);
-}
-
-/* --------------------------------------------------------- perf output */
-
-#ifdef CONFIG_PERF_EVENTS
-/* Is @task, or (its mm gone) a live thread of its group, using @mm? */
-static bool task_uses_mm(struct task_struct *task, struct mm_struct *mm)
-{
-	struct task_struct *t;
-	bool found = false;
-
-	if (READ_ONCE(task->mm) == mm)
-		return true;
-	if (READ_ONCE(task->mm))
-		return false;
-	/* An exited leader: its threads still run in the process's mm. */
-	rcu_read_lock();
-	for_each_thread(task, t) {
-		if (READ_ONCE(t->mm) == mm) {
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-/**
- * struct tu_target - a perf event of a uprobe event that has a target task
- * @node: in the event's filter->perf_events, an RCU list
- * @event: the perf event
- * @task: its target, with a reference of ours: perf drops its own as soon as
- *	the event closes, while handlers may still be looking at this entry
- * @rcu: frees the entry and drops the reference after readers are done
- */
-struct tu_target {
-	struct list_head node;
-	struct perf_event *event;
-	struct task_struct *task;
-	struct rcu_head rcu;
-};
-
-/*
- * Does a perf event of the event want hits in @mm? Lock-free: the count of
- * system-wide events, then the targets under RCU (no shared cache line is
- * written, however many CPUs hit the probe).
- */
-static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
-{
-	struct trace_uprobe_filter *filter = event_filter(tu);
-	struct tu_target *pt;
-	bool ret = false;
-
-	if (READ_ONCE(filter->nr_systemwide))
-		return true;
-	rcu_read_lock();
-	list_for_each_entry_rcu(pt, &filter->perf_events, node) {
-		if (task_uses_mm(pt->task, mm)) {
-			ret = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
-}
-
-/*
- * Is an event of @tu's on this CPU's list? Only the events of the running
- * task's context and of CPU-wide contexts are there. perf swaps the
- * contexts of a parent and its child when their inherited events match, so
- * the running task's event may be one whose target is another process.
- */
-static bool perf_on_this_cpu(struct trace_uprobe *tu)
-{
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	bool on_cpu = false;
-
-	/* A hint. call->perf_events exists while TP_FLAG_PROFILE is set. */
-	rcu_read_lock();
-	if (trace_probe_load_flag(&tu->tp) & TP_FLAG_PROFILE)
-		on_cpu = !hlist_empty(raw_cpu_ptr(call->perf_events));
-	rcu_read_unlock();
-	return on_cpu;
-}
-
-/*
- * Hand the hit to the perf events on this CPU: a copy of @rec, or with no
- * @rec the arguments fetched into perf's buffer. False when that fetch
- * missed a page: nothing was handed over.
- */
-static bool record_to_perf(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			   struct uprobe_record *rec, int dsize)
-{
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	int rsize = rec ? rec->size : record_size(tu, dsize);
-	int size = ALIGN(rsize + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	struct hlist_head *head;
-	bool done = true;
-	void *entry;
-	int rctx;
-
-	/* An RCU section: perf frees call->perf_events after a grace period. */
-	preempt_disable();
-	if (!(trace_probe_load_flag(&tu->tp) & TP_FLAG_PROFILE))
-		goto enable_preempt;
-	head = this_cpu_ptr(call->perf_events);
-	if (hlist_empty(head))
-		goto enable_preempt;
-	entry = perf_trace_buf_alloc(size, NULL, &rctx);
-	if (!entry)
-		goto enable_preempt;
-	if (!fill_record(tu, uf, entry, rec, dsize)) {
-		perf_swevent_put_recursion_context(rctx);
-		done = false;
-		goto enable_preempt;
-	}
-	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, uf->regs,
-			      head, NULL);
-enable_preempt:
-	preempt_enable();
-	return done;
-}
-
-/*
- * Hand a hit to BPF programs if a target of the event wants this process
- * (@bpf), then to the perf events on this CPU if perf_on_this_cpu() found
- * any (@on_cpu, a hint: record_to_perf() looks again).
- */
-static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool bpf, bool on_cpu)
-{
-	int dsize = 0;
-
-#ifdef CONFIG_BPF_EVENTS
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-
-	/* Sleepable programs are allowed on uprobes: we may sleep here. */
-	if (bpf && bpf_prog_array_valid(call) &&
-	    !bpf_prog_run_array_sleepable(call->prog_array, uf->regs,
-					  bpf_prog_run))
-		return;
-#endif
-	if (!on_cpu)
-		return;		/* only skips work nobody wants */
-	/* A page was missed: once more, with faults allowed, later. */
-	if ((tu->dynamic &&
-	     !dynamic_size_nofault(tu, uf, UPROBE_MAX_PERF_RECORD, &dsize)) ||
-	    !record_to_perf(tu, uf, NULL, dsize))
-		defer_hit(uf, -1, true);
-}
-
-/* perf_hit() once more, with page faults allowed (tu_deferred_run()). */
-static void perf_hit_faulting(struct trace_uprobe *tu, struct uprobe_fetch *uf)
-{
-	struct uprobe_record rec;
-
-	if (fetch_record(tu, uf, &rec, UPROBE_MAX_PERF_RECORD))
-		return;
-	record_to_perf(tu, uf, &rec, 0);
-	free_record(&rec);
-}
-#else
-static bool perf_wants(struct trace_uprobe *tu, struct mm_struct *mm)
-{
-	return false;
-}
-
-static bool perf_on_this_cpu(struct trace_uprobe *tu)
-{
-	return false;
-}
-
-static void perf_hit(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		     bool bpf, bool on_cpu)
-{
-}
-
-static void perf_hit_faulting(struct trace_uprobe *tu, struct uprobe_fetch *uf)
-{
-}
-#endif
-
-/* ------------------------------------------------------ deferred fetches */
-
-/**
- * struct tu_deferred - a hit whose arguments need a page fault to fetch
- * @work: run on the task's way back to user mode (tu_deferred_run())
- * @reg: the registration whose handler deferred it; its @deferred counts
- *	this, so that it and its trace_uprobe stay
- * @regs: a copy of the task's user registers at the hit
- * @vaddr: the hit's struct uprobe_fetch.vaddr
- * @from: record in the trace files from this link of the event on (as
- *	trace_hit_faulting()), -1 for none
- * @perf: hand the hit to the perf events on the CPU
- *
- * Handlers run in the core's global SRCU read section, where nothing may
- * wait for user memory: a process can make such a wait last for ever.
- */
-struct tu_deferred {
-	struct callback_head work;
-	struct tu_reg *reg;
-	struct pt_regs regs;
-	unsigned long vaddr;
-	int from;
-	bool perf;
-};
-
-static void put_deferred(struct tu_reg *reg)
-{
-	/* Pairs with atomic_read_acquire() in wait_retired(), reap_retired(). */
-	if (atomic_dec_and_test(&reg->deferred))
-		wake_up_var(&reg->deferred);
-}
-
-static void tu_deferred_run(struct callback_head *work)
-{
-	struct tu_deferred *d = container_of(work, struct tu_deferred, work);
-	struct trace_uprobe *tu = d->reg->tu;
-	struct uprobe_fetch uf = {
-		.regs = &d->regs,
-		.tu = tu,
-		.reg = d->reg,
-		.vaddr = d->vaddr,
-	};
-
-	/* From do_exit() the memory is gone: nothing to fetch. */
-	if (current->mm && !(current->flags & PF_EXITING)) {
-		if (d->from >= 0)
-			trace_hit_faulting(tu, &uf, d->from);
-		if (d->perf)
-			perf_hit_faulting(tu, &uf);
-	}
-	put_deferred(d->reg);
-	kfree(d);
-}
-
-/*
- * Finish a hit whose fetch missed a page on current's way back to user
- * mode, out of the core's read section, with page faults allowed; the
- * memory it reads is the same until then. Without memory for that, the
- * hit (counted) goes unrecorded.
- */
-static void defer_hit(struct uprobe_fetch *uf, int from, bool perf)
-{
-	struct tu_deferred *d;
-
-	d = kmalloc(sizeof(*d), GFP_NOWAIT | __GFP_NOWARN);
-	if (!d)
-		return;
-	d->reg = uf->reg;
-	d->regs = *uf->regs;
-	d->vaddr = uf->vaddr;
-	d->from = from;
-	d->perf = perf;
-	init_task_work(&d->work, tu_deferred_run);
-	atomic_inc(&d->reg->deferred);
-	if (task_work_add(current, &d->work, TWA_RESUME)) {
-		put_deferred(d->reg);	/* current is exiting */
-		kfree(d);
-	}
-}
-
-/* ------------------------------------------------------------- handlers */
-
-/* The core's filter: any trace file wants every mm, perf only its targets. */
-static bool tu_filter(struct uprobe_consumer *uc,
-		      enum uprobe_filter_ctx ctx, struct mm_struct *mm)
-{
-	struct trace_uprobe *tu = uc_to_tu(uc);
-	unsigned int flags = trace_probe_load_flag(&tu->tp);
-
-	if (flags & TP_FLAG_TRACE)
-		return true;
-	return (flags & TP_FLAG_PROFILE) && perf_wants(tu, mm);
-}
-
-/*
- * Send a hit to the trace files and to perf and BPF, as the event's users
- * want it. *@unwanted: none of them wants hits in this process.
- */
-static void trace_and_perf_hit(struct trace_uprobe *tu,
-			       struct uprobe_fetch *uf, bool *unwanted)
-{
-	unsigned int flags = trace_probe_load_flag(&tu->tp);
-	bool targeted = false, on_cpu = false;
-
-	if (flags & TP_FLAG_PROFILE) {
-		targeted = perf_wants(tu, current->mm);
-		on_cpu = perf_on_this_cpu(tu);
-	}
-	*unwanted = !(flags & TP_FLAG_TRACE) && !targeted && !on_cpu;
-	if (flags & TP_FLAG_TRACE)
-		trace_hit(tu, uf);
-	if (targeted || on_cpu)
-		perf_hit(tu, uf, targeted, on_cpu);
-}
-
-static int entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
-{
-	struct trace_uprobe *tu = uc_to_tu(uc);
-	struct uprobe_fetch uf = {
-		.regs = regs,
-		.tu = tu,
-		.reg = container_of(uc, struct tu_reg, consumer),
-		/* the core runs handlers with the IP at the probed address */
-		.vaddr = instruction_pointer(regs),
-	};
-	bool unwanted;
-
-	this_cpu_inc(*tu->nhits);
-	if (is_ret_probe(tu)) {
-		/* Entry of a return probe: only say whether it is wanted. */
-		if (!tu_filter(uc, UPROBE_FILTER_MMAP, current->mm) &&
-		    !perf_on_this_cpu(tu))
-			return UPROBE_HANDLER_REMOVE;
-		return 0;
-	}
-	/* Trace files only: trace_hit()'s inline look may be all it costs. */
-	if (trace_probe_load_flag(&tu->tp) == TP_FLAG_TRACE) {
-		trace_hit(tu, &uf);
-		return 0;
-	}
-	trace_and_perf_hit(tu, &uf, &unwanted);
-	return unwanted ? UPROBE_HANDLER_REMOVE : 0;
-}
-
-static int return_handler(struct uprobe_consumer *uc,
-			  unsigned long func, struct pt_regs *regs)
-{
-	struct trace_uprobe *tu = uc_to_tu(uc);
-	struct uprobe_fetch uf = {
-		.regs = regs,
-		.tu = tu,
-		.reg = container_of(uc, struct tu_reg, consumer),
-		.vaddr = func,
-	};
-	bool unwanted;
-
-	if (trace_probe_load_flag(&tu->tp) == TP_FLAG_TRACE) {
-		trace_hit(tu, &uf);
-		return 0;
-	}
-	trace_and_perf_hit(tu, &uf, &unwanted);
-	return 0;
 }
 
 /* ------------------------------------------------- registering the probes */
@@ -1345,9 +190,9 @@ static int register_probe(struct trace_uprobe *tu)
 	if (!reg)
 		return -ENOMEM;
 	reg->tu = tu;
-	reg->consumer.handler = entry_handler;
+	reg->consumer.handler = tu_entry_handler;
 	if (tu->is_ret)
-		reg->consumer.ret_handler = return_handler;
+		reg->consumer.ret_handler = tu_return_handler;
 	reg->consumer.filter = tu_filter;
 	cur = uprobe_stats_hold(tu->inode, tu->offset);
 	/* zeroes when the core creates the probe for us */
@@ -1534,7 +379,7 @@ static bool target_covered(struct trace_uprobe *tu, struct perf_event *event)
 	if (trace_probe_test_flag(&tu->tp, TP_FLAG_TRACE))
 		return true;
 	mm = event->hw.target ? READ_ONCE(event->hw.target->mm) : NULL;
-	return mm && perf_wants(tu, mm);
+	return mm && tu_perf_wants(tu, mm);
 }
 
 static void free_tu_target(struct rcu_head *head)
@@ -1552,7 +397,7 @@ static void free_tu_target(struct rcu_head *head)
 static int update_targets(struct trace_uprobe *tu, struct perf_event *event,
 			  bool join)
 {
-	struct trace_uprobe_filter *filter = event_filter(tu);
+	struct trace_uprobe_filter *filter = tu_event_filter(tu);
 	struct tu_target *pt, *found = NULL;
 
 	lockdep_assert_held(&event_mutex);
@@ -1603,7 +448,7 @@ static int perf_target(struct trace_event_call *call, struct perf_event *event,
 	lockdep_assert_held(&event_mutex);
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
-	tu = tp_to_tu(tp);
+	tu = tu_from_tp(tp);
 	if (open) {
 		covered = target_covered(tu, event);
 		ret = update_targets(tu, event, true);
@@ -1650,73 +495,11 @@ static int event_reg(struct trace_event_call *call,
 
 /* ------------------------------------------------------------ the event */
 
-static enum print_line_t print_record(struct trace_iterator *iter,
-				      int flags,
-				      struct trace_event *event)
-{
-	struct uprobe_record_head *entry;
-	struct trace_seq *s = &iter->seq;
-	struct trace_event_call *call;
-	struct trace_uprobe *tu;
-	struct trace_probe *tp;
-
-	entry = (struct uprobe_record_head *)iter->ent;
-	call = container_of(event, struct trace_event_call, event);
-	tp = trace_probe_primary_from_call(call);
-	if (WARN_ON_ONCE(!tp))
-		goto out;
-	tu = tp_to_tu(tp);
-	if (is_ret_probe(tu))
-		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)",
-				 trace_probe_name(tp), entry->vaddr[1],
-				 entry->vaddr[0]);
-	else
-		trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp),
-				 entry->vaddr[0]);
-	if (print_probe_args(s, tp->args, tp->nr_args,
-			     (u8 *)entry + head_size(tu), entry) < 0)
-		goto out;
-	trace_seq_putc(s, '\n');
-out:
-	return trace_handle_return(s);
-}
-
-static struct trace_event_functions record_funcs = {
-	.trace = print_record,
-};
-
-static int define_record_fields(struct trace_event_call *event_call)
-{
-	struct uprobe_record_head field;
-	struct trace_uprobe *tu;
-	struct trace_probe *tp;
-	int ret;
-
-	tp = trace_probe_primary_from_call(event_call);
-	if (WARN_ON_ONCE(!tp))
-		return -ENOENT;
-	tu = tp_to_tu(tp);
-	if (is_ret_probe(tu)) {
-		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_FUNC, 0);
-		DEFINE_FIELD(unsigned long, vaddr[1], FIELD_STRING_RETIP, 0);
-	} else {
-		DEFINE_FIELD(unsigned long, vaddr[0], FIELD_STRING_IP, 0);
-	}
-	return traceprobe_define_arg_fields(event_call, head_size(tu), tp);
-}
-
-static struct trace_event_fields record_fields[] = {
-	{ .type = TRACE_FUNCTION_TYPE,
-	  .define_fields = define_record_fields },
-	{}
-};
-
 static void init_event_call(struct trace_uprobe *tu)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
 
-	call->event.funcs = &record_funcs;
-	call->class->fields_array = record_fields;
+	tu_set_record_format(call);
 	call->flags = TRACE_EVENT_FL_UPROBE | TRACE_EVENT_FL_CAP_ANY;
 	call->class->reg = event_reg;
 }
@@ -1758,8 +541,8 @@ static struct trace_uprobe *tu_alloc(const char *group, const char *event,
 	ret = trace_probe_init(&tu->tp, event, group, true);
 	if (ret)
 		goto free_nhits;
-	rwlock_init(&event_filter(tu)->rwlock);
-	INIT_LIST_HEAD(&event_filter(tu)->perf_events);
+	rwlock_init(&tu_event_filter(tu)->rwlock);
+	INIT_LIST_HEAD(&tu_event_filter(tu)->perf_events);
 	tu->is_ret = is_ret;
 	INIT_LIST_HEAD(&tu->retired);
 	dyn_event_init(&tu->devent, &uprobe_dyn_ops);
@@ -1780,18 +563,11 @@ put_path:
 	return ERR_PTR(ret);
 }
 
-/* Once the arguments are parsed: the print format and the text bound. */
+/* Arguments parsed: what the hit path needs, and the print format. */
 static int tu_finish(struct trace_uprobe *tu)
 {
-	int i;
-
-	tu->text_room = trace_text_room(tu);
-	tu->simple = true;
-	for (i = 0; i < tu->tp.nr_args; i++) {
-		tu->dynamic |= tu->tp.args[i].dynamic;
-		tu->simple &= arg_is_simple(&tu->tp.args[i]);
-	}
-	return traceprobe_set_print_fmt(&tu->tp, is_ret_probe(tu) ?
+	tu_prepare_fetch(tu);
+	return traceprobe_set_print_fmt(&tu->tp, tu_is_ret(tu) ?
 					PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
 }
 
@@ -1901,7 +677,7 @@ static int join_event(struct trace_uprobe *tu, struct trace_uprobe *to)
 		return -EEXIST;
 	}
 	list_for_each_entry(pos, trace_probe_probe_list(&to->tp), list) {
-		if (same_probe(tp_to_tu(pos), tu)) {
+		if (same_probe(tu_from_tp(pos), tu)) {
 			log_at_head(TP_ERR_SAME_PROBE);
 			return -EEXIST;
 		}
@@ -1934,7 +710,7 @@ static int add_definition(struct trace_uprobe *tu)
 	old = find_event(trace_probe_name(&tu->tp),
 			 trace_probe_group_name(&tu->tp));
 	if (old) {
-		if (is_ret_probe(tu) != is_ret_probe(old)) {
+		if (tu_is_ret(tu) != tu_is_ret(old)) {
 			log_at_head(TP_ERR_DIFF_PROBE_TYPE);
 			ret = -EEXIST;
 		} else {
@@ -2279,7 +1055,7 @@ static int dyn_show_definition(struct seq_file *m, struct dyn_event *ev)
 	struct trace_uprobe *tu = dyn_to_tu(ev);
 	int i;
 
-	seq_printf(m, "%c:%s/%s %s:0x%0*lx", is_ret_probe(tu) ? 'r' : 'p',
+	seq_printf(m, "%c:%s/%s %s:0x%0*lx", tu_is_ret(tu) ? 'r' : 'p',
 		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
 		   tu->filename, (int)(sizeof(void *) * 2), tu->offset);
 	if (tu->ref_ctr_offset)
@@ -2498,7 +1274,7 @@ void destroy_local_trace_uprobe(struct trace_event_call *event_call)
 	if (WARN_ON_ONCE(!tp))
 		return;
 	/* Freed once its handlers have returned, without making perf wait. */
-	tu = tp_to_tu(tp);
+	tu = tu_from_tp(tp);
 	tu->owns_event = true;
 	INIT_WORK(&tu->free_work, tu_free_work);
 	queue_work(system_long_wq, &tu->free_work);
@@ -2527,8 +1303,8 @@ int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type,
 	tp = trace_probe_primary_from_call(event->tp_event);
 	if (!tp)
 		return -EINVAL;
-	tu = tp_to_tu(tp);
-	*fd_type = is_ret_probe(tu) ? BPF_FD_TYPE_URETPROBE :
+	tu = tu_from_tp(tp);
+	*fd_type = tu_is_ret(tu) ? BPF_FD_TYPE_URETPROBE :
 				      BPF_FD_TYPE_UPROBE;
 	*filename = tu->filename;
 	*probe_offset = tu->offset;
