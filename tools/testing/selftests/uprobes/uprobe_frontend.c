@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uprobe_frontend: the tracefs and perf front end of uprobes
- * (kernel/trace/trace_uprobe.c): every fetch-argument kind and type with
+ * (kernel/trace/trace_uprobe*.[ch]): every fetch-argument kind and type with
  * the exact text it prints, perf pid and cpu targeting of counts and of
  * SDT semaphores, tracefs events held by perf, the uprobe_stats file,
  * large fetches at return probes and events with several probes.
