@@ -7,7 +7,10 @@
 #              profile|info|summary
 #
 # Environment: IMPL=ours|stock|series (default ours; series: the tree make series-am
-# made by git am of the series on Debian's source, built as it is),
+# made by git am of the series on Debian's source, built as it is; with SERIES_TREE=DIR and
+# SERIES_BOUNDARY=NAME, the git tree DIR of a prefix of the series instead, in objects and
+# logs of their own named series-NAME, tested with the overlay's selftests when DIR has none:
+# make series-check at a layer's boundary),
 # CONFIG=fast|full|debug|debian (default fast; full adds scripts/configs/full*.config, debug
 # adds those and debug.config; debian is Debian's own amd64 config with modules off, plus the
 # selftests' and debian.config),
@@ -46,7 +49,7 @@ JOBS=${JOBS:-$(nproc)}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 SRC_STOCK=$B/src/stock
 SRC_OURS=$B/src/ours
-SRC_SERIES=$B/series-am
+SRC_SERIES=${SERIES_TREE:-$B/series-am}
 # What differs between the guest architectures: kbuild's ARCH, the cross compiler, the
 # kernel image, the console the kernel writes (console.log) and the one the guest command's
 # output goes to (out.log, QEMU's stdio), the QEMU machine, and the suffix of this
@@ -64,6 +67,10 @@ arm64)
 esac
 OBJ=$B/obj/$IMPL-$CONFIG$SUF
 LOGS=$B/logs/$IMPL-$CONFIG$SUF
+if [ "$IMPL" = series ] && [ -n "${SERIES_TREE:-}" ]; then
+	OBJ=$B/obj/series-${SERIES_BOUNDARY:?SERIES_TREE needs SERIES_BOUNDARY}-$CONFIG$SUF
+	LOGS=$B/logs/series-$SERIES_BOUNDARY-$CONFIG$SUF
+fi
 STEST=$B/selftests$SUF
 IRD=$B/initramfs$SUF
 
@@ -283,7 +290,8 @@ cmd_kernel() {
 cmd_selftests() {
 	cmd_tree
 	local d=$SRC_OURS/tools/testing/selftests/uprobes
-	[ "$IMPL" != series ] || d=$SRC_SERIES/tools/testing/selftests/uprobes
+	[ "$IMPL" != series ] || [ ! -d "$SRC_SERIES/tools/testing/selftests/uprobes" ] ||
+		d=$SRC_SERIES/tools/testing/selftests/uprobes
 	[ -d "$d" ] || die "no selftests in $d"
 	mkdir -p "$STEST"
 	local mk=(make -s -C "$d" OUTPUT="$STEST" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CXX="${CROSS}g++")

@@ -10,8 +10,10 @@
 #   series.sh check   the series applied with git am, one patch at a time, to a fresh git
 #                     repo of the base tree, with the x86_64 fast config built after each
 #                     (CHECK_ARCHS="arm64 i386" builds those after each patch too; by default
-#                     they are built after the last one); the final tree byte-identical to
-#                     IMPL=ours
+#                     they are built after the last one); at each layer's boundary (a
+#                     "boundary" line of the series file) the tree booted and the whole suite
+#                     run on it (harness.sh check IMPL=series SERIES_TREE=...; SERIES_SUITES=0
+#                     skips that); the final tree byte-identical to IMPL=ours
 #   series.sh am      README's commands, as a user types them: Debian's linux-source-6.1
 #                     tarball extracted into a new git repo (build/series-am), the series
 #                     applied with git am; the tree must be byte-identical to IMPL=ours
@@ -64,12 +66,22 @@ set_ident() {
 	GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
 }
 
-# The entries of the series file, one per line: continuation lines joined, comments dropped.
-entries() {
+# The lines of the series file: continuation lines joined, comments dropped.
+spec_lines() {
 	sed -e 's/#.*//' "$SPEC/series" | awk '
 		{ line = line $0 }
 		/\\[[:space:]]*$/ { sub(/\\[[:space:]]*$/, " ", line); next }
 		{ if (line ~ /[^[:space:]]/) print line; line = "" }'
+}
+
+# The entries of the series (its patches), one per line.
+entries() {
+	spec_lines | awk '$1 != "boundary"'
+}
+
+# The layers' boundaries: "N NAME", N being how many patches come before it.
+boundaries() {
+	spec_lines | awk '$1 == "boundary" { print n, $2; next } { n++ }'
 }
 
 # Overlay paths of ITEM (a file, or a directory: every file under it), one per line.
@@ -327,6 +339,9 @@ cmd_check() {
 	# Objects of a tree further along (generated files kbuild does not remake when the
 	# tree goes back) would break the first builds: start from none (ccache keeps them).
 	rm -rf "$B"/obj/series-x86_64 "$B"/obj/series-arm64 "$B"/obj/series-i386
+	local -A boundary=()
+	local at name suites=()
+	while read -r at name; do boundary[$at]=$name; done < <(boundaries)
 	for p in $(patch_files); do
 		n=$((n + 1))
 		git -C "$tree" am -q "$p" || die "git am ${p##*/} failed"
@@ -334,6 +349,13 @@ cmd_check() {
 			build_tree "$tree" "$arch" || die "${p##*/}: the $arch build fails"
 		done
 		say "${p##*/}: applies, builds ($((SECONDS - t0)) s)"
+		name=${boundary[$n]:-}
+		[ -n "$name" ] && [ "${SERIES_SUITES:-1}" != 0 ] || continue
+		say "boundary '$name' after patch $n: the whole suite on this tree"
+		IMPL=series SERIES_TREE=$tree SERIES_BOUNDARY=$name "$TOP/scripts/harness.sh" check ||
+			die "boundary '$name' (after ${p##*/}): the suite fails (logs: $B/logs/series-$name-fast)"
+		suites+=("$name after patch $n: $(awk '$1 == "counts" { print $2 " passed, " $3 " failed, " $4 " skipped" }' \
+			"$B/logs/series-$name-fast/stamp")")
 	done
 	for arch in arm64 i386; do
 		case " ${CHECK_ARCHS:-} " in *" $arch "*) continue ;; esac
@@ -342,6 +364,7 @@ cmd_check() {
 	done
 	same_as_ours "$tree" ||
 		die "the tree after git am differs from IMPL=ours"
+	for name in "${suites[@]}"; do say "boundary $name"; done
 	say "$n patches: each applies with git am and builds; the result is IMPL=ours ($((SECONDS - t0)) s)"
 }
 
