@@ -3,7 +3,7 @@
 #
 # Cross builds: a small uprobes-enabled kernel for every architecture whose 6.1 tree has
 # uprobes and Debian a cross compiler, plus i386 and x86_64 without uprobes, for IMPL=ours
-# and IMPL=stock. Fails on any error, and on any warning of ours that stock's same build
+# and IMPL=stock, and x86_64 without jump sites for IMPL=ours. Fails on any error, and on any warning of ours that stock's same build
 # does not have.
 #
 #   crossbuild.sh [TARGET ...]      (default: all; IMPL=ours|stock|both, default both)
@@ -11,7 +11,8 @@
 # A target is ARCH:HOW, HOW being "link" (vmlinux: a hook without a definition fails) or
 # "objs" (the objects uprobes touch; whole links of every architecture do not fit CI).
 # Config: tinyconfig + scripts/configs/cross.config (+ cross-ARCH.config if present; x86_64-noup:
-# cross-noup.config instead).
+# cross-noup.config instead). x86_64-nojump (CONFIG_UPROBE_JUMP_SITES off) is built for ours only:
+# stock has no such option.
 # Objects in build/obj/cross-IMPL-ARCH, logs beside them.
 set -euo pipefail
 
@@ -21,7 +22,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${BUILD:-$TOP/build}
 JOBS=${JOBS:-$(nproc)}
 BASELINE=$TOP/scripts/configs/cross-stock.warnings
-ALL="arm64:link i386:link riscv:link arm:objs powerpc:objs s390:objs mips:objs x86_64-noup:objs"
+ALL="arm64:link i386:link riscv:link arm:objs powerpc:objs s390:objs mips:objs x86_64-noup:objs
+	x86_64-nojump:objs"
 # Not built: csky and sparc have uprobes in 6.1 but no cross compiler in Debian 12.
 
 say() { printf '[crossbuild] %s\n' "$*" >&2; }
@@ -37,7 +39,7 @@ toolchain() {
 	s390) echo "s390 s390x-linux-gnu- gcc-s390x-linux-gnu" ;;
 	mips) echo "mips mips64el-linux-gnuabi64- gcc-mips64el-linux-gnuabi64" ;;
 	i386) echo "i386 - gcc" ;;
-	x86_64-noup) echo "x86_64 - gcc" ;;
+	x86_64-noup | x86_64-nojump) echo "x86_64 - gcc" ;;
 	*) die "unknown architecture '$1'" ;;
 	esac
 }
@@ -55,7 +57,8 @@ objects() {
 	riscv) echo arch/riscv/kernel/probes/ arch/riscv/kernel/signal.o ;;
 	s390) echo arch/s390/kernel/uprobes.o arch/s390/kernel/signal.o ;;
 	mips) echo arch/mips/kernel/uprobes.o arch/mips/kernel/signal.o ;;
-	i386 | x86_64-noup) echo arch/x86/kernel/traps.o arch/x86/kernel/signal.o arch/x86/entry/vdso/
+	i386 | x86_64-noup | x86_64-nojump)
+		echo arch/x86/kernel/traps.o arch/x86/kernel/signal.o arch/x86/entry/vdso/ arch/x86/mm/fault.o
 		[ "$arch" = x86_64-noup ] || echo arch/x86/kernel/uprobes/ ;;
 	esac
 }
@@ -103,6 +106,7 @@ t0=$SECONDS bad=0
 for target in $targets; do
 	arch=${target%%:*}
 	for impl in $impls; do
+		[ "$arch:$impl" = x86_64-nojump:stock ] && continue
 		t1=$SECONDS
 		build_one "$impl" "$target" || exit 1
 		say "$impl $target built in $((SECONDS - t1)) s"

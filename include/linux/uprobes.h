@@ -328,7 +328,14 @@ int uprobe_post_sstep_notifier(struct pt_regs *regs);
 bool uprobe_hit_in_trap(struct pt_regs *regs);
 bool uprobe_leave_boosted_copy(struct pt_regs *regs);
 /* ... and by its entry from a stub, and its #DB handler (jump sites). */
+#ifdef CONFIG_UPROBE_JUMP_SITES
 unsigned long uprobe_stub_site(unsigned long stub);
+#else
+static inline unsigned long uprobe_stub_site(unsigned long stub)
+{
+	return 0;
+}
+#endif
 void uprobe_stub_hit(struct pt_regs *regs, unsigned long vaddr);
 
 /* Implemented by every architecture with uprobes. */

@@ -372,19 +372,6 @@ bool __weak arch_uretprobe_is_syscall(unsigned long slot,
 	return false;
 }
 
-/* Fill the page of stubs that every stub area maps, if the arch has them. */
-static void __init init_stub_page(void)
-{
-	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-
-	if (!page)
-		return;
-	if (arch_uprobe_fill_stubs(page_address(page)))
-		stub_pages[0] = page;
-	else
-		__free_page(page);
-}
-
 /**
  * arch_uprobe_jump_len - may the site of this hit become a jump site?
  * @auprobe: the probe

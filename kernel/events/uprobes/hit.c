@@ -1204,7 +1204,7 @@ run_insn:
 done:
 	utask->auprobe = NULL;
 out:
-	if (!stub && unlikely(READ_ONCE(uprobe_jump_sites)))
+	if (!stub && unlikely(jump_sites_on()))
 		make_jump_site(uprobe, bp, regs, &g);
 	hit_end(uprobe, &g);
 	return true;

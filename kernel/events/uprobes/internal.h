@@ -416,8 +416,6 @@ extern struct percpu_rw_semaphore dup_mmap_sem;
 extern struct rhashtable uprobe_inodes;
 extern bool uprobes_ready;
 extern struct xarray uprobes_by_key;
-extern struct page *stub_pages[2];
-extern bool uprobe_jump_sites;
 
 /* core.c */
 void put_uprobe_inode(struct uprobe_inode *ui);
@@ -511,7 +509,20 @@ unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 void cache_slot(struct mm_struct *mm, struct uprobe *uprobe,
 		unsigned long vaddr, unsigned int slot);
 
-/* jump.c */
+/*
+ * jump.c, the jump-site layer (CONFIG_UPROBE_JUMP_SITES). Without it no
+ * site ever has a stub, and these say so.
+ */
+#ifdef CONFIG_UPROBE_JUMP_SITES
+extern bool uprobe_jump_sites;
+
+/* Are jump sites made now (the uprobes.jump_sites parameter)? */
+static inline bool jump_sites_on(void)
+{
+	return READ_ONCE(uprobe_jump_sites);
+}
+
+void __init init_stub_page(void);
 unsigned long stub_start(unsigned long ip);
 unsigned long stub_site_at(unsigned long ip);
 bool jump_there(struct uprobe_site *site, struct vm_area_struct *vma,
@@ -527,6 +538,65 @@ void dup_stub_areas(struct mm_struct *newmm, struct uprobes_mm *um,
 int dup_undo_jump(struct mm_struct *newmm, struct uprobes_mm *um,
 		  struct uprobe_site *copy);
 void free_stub_areas(struct uprobes_mm *um);
+#else
+static inline bool jump_sites_on(void)
+{
+	return false;
+}
+
+static inline void init_stub_page(void)
+{
+}
+
+static inline unsigned long stub_start(unsigned long ip)
+{
+	return 0;
+}
+
+static inline unsigned long stub_site_at(unsigned long ip)
+{
+	return 0;
+}
+
+static inline bool jump_there(struct uprobe_site *site,
+			      struct vm_area_struct *vma, struct page **page)
+{
+	return false;
+}
+
+static inline int undo_jump(struct mm_struct *mm, struct uprobe_site *site)
+{
+	return 0;
+}
+
+static inline void make_jump_site(struct uprobe *uprobe, unsigned long vaddr,
+				  struct pt_regs *regs, struct hit_guard *g)
+{
+}
+
+static inline int undo_jumps(struct mm_struct *mm, struct uprobes_mm *um,
+			     unsigned long start, unsigned long end)
+{
+	return 0;
+}
+
+static inline void dup_stub_areas(struct mm_struct *newmm,
+				  struct uprobes_mm *um,
+				  struct uprobes_mm *old_um)
+{
+}
+
+static inline int dup_undo_jump(struct mm_struct *newmm,
+				struct uprobes_mm *um,
+				struct uprobe_site *copy)
+{
+	return 0;
+}
+
+static inline void free_stub_areas(struct uprobes_mm *um)
+{
+}
+#endif /* CONFIG_UPROBE_JUMP_SITES */
 
 /* task.c */
 struct return_instance *alloc_return_instance(struct uprobe_task *utask);

@@ -10,15 +10,28 @@
 /*
  * One page of code, filled once by the architecture with identical stubs
  * (arch_uprobe_fill_stubs()), mapped read-only by every stub area of every
- * mm; NULL-terminated for the special mapping. NULL (no jump sites) if the
- * architecture has none.
+ * mm; NULL-terminated for the special mapping. NULL (no jump sites) if it
+ * could not be made.
  */
-struct page *stub_pages[2];
+static struct page *stub_pages[2];
 
 /* Jump sites are made only while this is set (the default). */
 bool uprobe_jump_sites = true;
 module_param_named(jump_sites, uprobe_jump_sites, bool, 0644);
 MODULE_PARM_DESC(jump_sites, "Enter probed instructions that allow it through a jump to a stub, not a breakpoint");
+
+/* Fill the page of stubs that every stub area maps. */
+void __init init_stub_page(void)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (!page)
+		return;
+	if (arch_uprobe_fill_stubs(page_address(page)))
+		stub_pages[0] = page;
+	else
+		__free_page(page);
+}
 
 /* A stub area does not move: the jumps of the mm's sites lead into it. */
 static int stub_mremap(const struct vm_special_mapping *sm,

@@ -22,7 +22,7 @@ typedef u8 uprobe_opcode_t;
  * code, 32 bytes apart, each with room for the jump back of the booster.
  */
 #define UPROBE_XOL_SLOT_BYTES		64
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_UPROBE_JUMP_SITES
 /* Jump sites: jmp rel32 reaches 2 GiB either way (arch/x86/kernel/uprobes/jump.c). */
 #define UPROBE_JUMP_REACH		0x80000000UL
 #endif
@@ -152,7 +152,7 @@ struct pt_regs;
 bool uprobe_trap_int3(struct pt_regs *regs);
 
 /* Asked by the user page fault handler before it signals: see uprobes/jump.c. */
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_UPROBE_JUMP_SITES
 bool uprobe_stub_fault(struct pt_regs *regs, unsigned long address);
 #else
 static inline bool uprobe_stub_fault(struct pt_regs *regs,

@@ -471,7 +471,7 @@ static nokprobe_inline bool aup_guard_hit(struct pt_regs *regs)
 	return false;
 }
 
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_UPROBE_JUMP_SITES
 /*
  * A single-step trap at the start of a stub: the program, stepped by a
  * debugger, took a site's jump. It sees the site as a breakpoint hit
