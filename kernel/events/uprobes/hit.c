@@ -899,7 +899,7 @@ static void hit_enter(struct hit_guard *g)
 }
 
 /* The hit is over: leave the read section, drop the reference. */
-static void hit_end(struct uprobe *uprobe, struct hit_guard *g)
+static __always_inline void hit_end(struct uprobe *uprobe, struct hit_guard *g)
 {
 	if (g->srcu)
 		srcu_read_unlock(&uprobes_srcu, g->idx);
@@ -1035,8 +1035,9 @@ static unsigned long hit_slot(struct mm_struct *mm, struct uprobe *uprobe,
  * then declines, and the instruction runs from its slot (every emulated
  * instruction can), where the fault is the program's own, in user mode.
  */
-static bool hit_emulate(struct uprobe *uprobe, struct pt_regs *regs,
-			struct hit_guard *g)
+static __always_inline bool hit_emulate(struct uprobe *uprobe,
+					struct pt_regs *regs,
+					struct hit_guard *g)
 {
 	bool done;
 

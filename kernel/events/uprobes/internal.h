@@ -444,7 +444,17 @@ int update_ref_ctr(struct uprobe *uprobe, struct mm_struct *mm,
 		   int delta, bool quiet);
 
 /* sites.c */
-struct uprobes_mm *uprobes_mm_of(struct mm_struct *mm);
+/*
+ * @mm's site table, for a reader that holds no mmap_lock (the hit path,
+ * uprobe_munmap()): a table seen is initialised. It is freed by RCU
+ * (uprobe_clear_state()), so a reader that is not @mm's own task stays in
+ * an RCU read section while it uses it.
+ */
+static inline struct uprobes_mm *uprobes_mm_of(struct mm_struct *mm)
+{
+	/* Pairs with smp_store_release() in get_uprobes_mm(). */
+	return smp_load_acquire(&mm->uprobes_state.sites);
+}
 
 /*
  * @mm's site table, for a holder of its mmap_lock: the table is set once
@@ -466,7 +476,16 @@ void forget_site(struct mm_struct *mm, struct uprobe_site *site,
 		 bool dead);
 int trap_at(struct mm_struct *mm, unsigned long vaddr,
 	    bool (*is)(uprobe_opcode_t *insn));
-uprobe_opcode_t orig_opcode(struct uprobe *uprobe);
+
+/* The first instruction word of @uprobe's original instruction. */
+static inline uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
+{
+	uprobe_opcode_t opcode = 0;
+
+	memcpy(&opcode, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
+	return opcode;
+}
+
 int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 		 unsigned long vaddr);
 bool bp_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,

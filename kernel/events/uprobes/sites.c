@@ -7,18 +7,6 @@
  */
 #include "internal.h"
 
-/*
- * @mm's site table, for a reader that holds no mmap_lock (the hit path,
- * uprobe_munmap()): a table seen is initialised. It is freed by RCU
- * (uprobe_clear_state()), so a reader that is not @mm's own task stays in
- * an RCU read section while it uses it.
- */
-struct uprobes_mm *uprobes_mm_of(struct mm_struct *mm)
-{
-	/* Pairs with smp_store_release() in get_uprobes_mm(). */
-	return smp_load_acquire(&mm->uprobes_state.sites);
-}
-
 struct uprobes_mm *get_uprobes_mm(struct mm_struct *mm)
 {
 	struct uprobes_mm *um = uprobes_mm_locked(mm);
@@ -231,15 +219,6 @@ int trap_at(struct mm_struct *mm, unsigned long vaddr,
 	int ret = read_opcode(mm, vaddr, &opcode);
 
 	return ret ? ret : is(&opcode);
-}
-
-/* The first instruction word of @uprobe's original instruction. */
-uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
-{
-	uprobe_opcode_t opcode = 0;
-
-	memcpy(&opcode, &uprobe->arch.insn, UPROBE_SWBP_INSN_SIZE);
-	return opcode;
 }
 
 /* Has @um a detached site of @uprobe (a breakpoint of ours that moved)? */
