@@ -89,8 +89,8 @@ static struct uprobe_stub_area *stub_area(struct mm_struct *mm,
 }
 
 /* The probed address the stub at @stub of @um stands for, or 0. RCU. */
-static __always_inline unsigned long stub_site(struct uprobes_mm *um,
-						unsigned long stub)
+static __always_inline unsigned long
+stub_site(struct uprobes_mm *um, unsigned long stub)
 {
 	struct uprobe_stub_area *area;
 	unsigned long off;
