@@ -27,6 +27,7 @@ typedef long long s64;
 
 #define CONFIG_X86_64	1
 #define CONFIG_UPROBES	1
+#define CONFIG_UPROBE_JUMP_SITES	1
 #define CONFIG_HAVE_HW_BREAKPOINT	1
 #define IS_ENABLED(CONFIG_opt)	(CONFIG_opt)
 
