@@ -515,9 +515,38 @@ unsigned long slot_vaddr(struct xol_area *area, unsigned int slot);
 unsigned long trampoline_vaddr(struct xol_area *area);
 struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr);
 struct xol_area *get_xol_area(struct mm_struct *mm);
-unsigned long *get_return_table(struct xol_area *area);
-int get_return_stub(struct xol_area *area);
-void release_return_stub(struct xol_area *area, int i);
+unsigned long *alloc_return_table(struct xol_area *area);
+int find_return_stub(struct xol_area *area);
+
+/* @area's return table, allocated at its first use; NULL without memory. */
+static inline unsigned long *get_return_table(struct xol_area *area)
+{
+	/* Pairs with the smp_store_release()s of @ret_slots. */
+	unsigned long *slots = smp_load_acquire(&area->ret_slots);
+
+	return likely(slots) ? slots : alloc_return_table(area);
+}
+
+/* Take a free return stub of @area: its index, or -1 if all are owned. */
+static inline int get_return_stub(struct xol_area *area)
+{
+	unsigned long i, word = READ_ONCE(area->ret_used[0]);
+
+	/* Usually a stub of the first word is free: no bitmap search. */
+	if (likely(~word)) {
+		i = ffz(word);
+		if (!test_and_set_bit_lock(i, area->ret_used))
+			return i;
+	}
+	return find_return_stub(area);
+}
+
+/* Give back stub @i of @area; its table slot may be rewritten from now. */
+static inline void release_return_stub(struct xol_area *area, int i)
+{
+	clear_bit_unlock(i, area->ret_used);
+}
+
 void unmap_return_table(struct mm_struct *mm);
 void *map_slot(struct xol_area *area, unsigned int slot,
 	       unsigned int *page);
@@ -617,13 +646,58 @@ static inline void free_stub_areas(struct uprobes_mm *um)
 }
 #endif /* CONFIG_UPROBE_JUMP_SITES */
 
-/* task.c */
-struct return_instance *alloc_return_instance(struct uprobe_task *utask);
-void recycle_return_instance(struct uprobe_task *utask,
-			     struct return_instance *ri);
-void put_return_stub(struct return_instance *ri);
-void drop_return_instance(struct uprobe_task *utask,
-			  struct return_instance **link);
+/* Return instances, taken and dropped at every probed call and return. */
+/* A return instance: a spare one of the task, else a new one. */
+static inline struct return_instance *
+alloc_return_instance(struct uprobe_task *utask)
+{
+	struct return_instance *ri = utask->spare_instances;
+
+	if (!ri)
+		return kmalloc(sizeof(*ri), GFP_KERNEL);
+	utask->spare_instances = ri->next;
+	utask->nr_spare--;
+	return ri;
+}
+
+/* Keep @ri as a spare for the task, or free it. */
+static inline void recycle_return_instance(struct uprobe_task *utask,
+					   struct return_instance *ri)
+{
+	if (utask->nr_spare >= UPROBE_SPARE_INSTANCES) {
+		kfree(ri);
+		return;
+	}
+	ri->next = utask->spare_instances;
+	utask->spare_instances = ri;
+	utask->nr_spare++;
+}
+
+/* Give back the return stub @ri owns in current's mm, if any. */
+static inline void put_return_stub(struct return_instance *ri)
+{
+	struct xol_area *area;
+
+	if (ri->stub < 0 || !current->mm)
+		return;
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	if (!WARN_ON_ONCE(!area))
+		release_return_stub(area, ri->stub);
+	ri->stub = -1;
+}
+
+/* Drop the pending instance *@link of @utask; *@link becomes the next. */
+static inline void drop_return_instance(struct uprobe_task *utask,
+					struct return_instance **link)
+{
+	struct return_instance *ri = *link;
+
+	*link = ri->next;
+	utask->depth--;
+	put_return_stub(ri);
+	recycle_return_instance(utask, ri);
+}
 
 /* hit.c */
 bool hit_hold(struct uprobe *uprobe, struct hit_guard *g);

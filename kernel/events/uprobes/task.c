@@ -7,57 +7,6 @@
  */
 #include "internal.h"
 
-/* A return instance: a spare one of the task, else a new one. */
-struct return_instance *alloc_return_instance(struct uprobe_task *utask)
-{
-	struct return_instance *ri = utask->spare_instances;
-
-	if (!ri)
-		return kmalloc(sizeof(*ri), GFP_KERNEL);
-	utask->spare_instances = ri->next;
-	utask->nr_spare--;
-	return ri;
-}
-
-/* Keep @ri as a spare for the task, or free it. */
-void recycle_return_instance(struct uprobe_task *utask,
-			     struct return_instance *ri)
-{
-	if (utask->nr_spare >= UPROBE_SPARE_INSTANCES) {
-		kfree(ri);
-		return;
-	}
-	ri->next = utask->spare_instances;
-	utask->spare_instances = ri;
-	utask->nr_spare++;
-}
-
-/* Give back the return stub @ri owns in current's mm, if any. */
-void put_return_stub(struct return_instance *ri)
-{
-	struct xol_area *area;
-
-	if (ri->stub < 0 || !current->mm)
-		return;
-	/* Pairs with smp_store_release() in map_xol_area(). */
-	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
-	if (!WARN_ON_ONCE(!area))
-		release_return_stub(area, ri->stub);
-	ri->stub = -1;
-}
-
-/* Drop the pending instance *@link of @utask; *@link becomes the next. */
-void drop_return_instance(struct uprobe_task *utask,
-			  struct return_instance **link)
-{
-	struct return_instance *ri = *link;
-
-	*link = ri->next;
-	utask->depth--;
-	put_return_stub(ri);
-	recycle_return_instance(utask, ri);
-}
-
 /**
  * uprobe_free_utask - @t drops its mm (exit or exec): free its uprobes state
  * @t: the task, which is current

@@ -244,15 +244,12 @@ struct xol_area *get_xol_area(struct mm_struct *mm)
 	return area ? area : map_xol_area(mm, 0);
 }
 
-/* @area's return table (kernel address), allocated on first use. */
-unsigned long *get_return_table(struct xol_area *area)
+/* get_return_table() found none: allocate @area's table; NULL without memory. */
+unsigned long *alloc_return_table(struct xol_area *area)
 {
-	/* Pairs with the smp_store_release()s of @ret_slots. */
-	unsigned long *slots = smp_load_acquire(&area->ret_slots);
+	unsigned long *slots;
 	struct page *page, *old;
 
-	if (likely(slots))
-		return slots;
 	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!page)
 		return NULL;
@@ -268,29 +265,17 @@ unsigned long *get_return_table(struct xol_area *area)
 	return slots;
 }
 
-/* Take a free return stub of @area: its index, or -1 if all are owned. */
-int get_return_stub(struct xol_area *area)
+/* get_return_stub()'s search of the whole bitmap: a free stub, or -1. */
+int find_return_stub(struct xol_area *area)
 {
-	unsigned long i, word = READ_ONCE(area->ret_used[0]);
+	unsigned long i;
 
-	/* Usually a stub of the first word is free: no bitmap search. */
-	if (~word) {
-		i = ffz(word);
-		if (!test_and_set_bit_lock(i, area->ret_used))
-			return i;
-	}
 	do {
 		i = find_first_zero_bit(area->ret_used, UPROBE_RETURN_STUBS);
 		if (i >= UPROBE_RETURN_STUBS)
 			return -1;
 	} while (test_and_set_bit_lock(i, area->ret_used));
 	return i;
-}
-
-/* Give back stub @i of @area; its table slot may be rewritten from now. */
-void release_return_stub(struct xol_area *area, int i)
-{
-	clear_bit_unlock(i, area->ret_used);
 }
 
 /*
