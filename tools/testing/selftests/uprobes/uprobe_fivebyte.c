@@ -1893,6 +1893,13 @@ static int mremap_fi_child(int n, bool jump, bool shared, int out)
 			_exit(read(idle[0], &c, 1) < 0);
 		}
 	}
+	/*
+	 * Our rseq area is copy-on-write (the keeper, or our parent, shares
+	 * its page): the fault armed below must not fail the kernel's next
+	 * rseq update of it, at the return of a system call (SIGSEGV).
+	 */
+	if (ut_rseq_unregister())
+		return 2;
 	fflush(stdout);
 	if (ut_fail_nth_set(nth, n))
 		return 2;
