@@ -8,9 +8,9 @@
 #
 # Environment: IMPL=ours|stock|series (default ours; series: the tree make series-am
 # made by git am of the series on Debian's source, built as it is; with SERIES_TREE=DIR and
-# SERIES_BOUNDARY=NAME, the git tree DIR of a prefix of the series instead, in objects and
-# logs of their own named series-NAME, tested with the overlay's selftests when DIR has none:
-# make series-check at a layer's boundary),
+# SERIES_BOUNDARY=NAME, the git tree DIR of a prefix of the series instead, with logs of
+# their own named series-NAME (fast x86_64: in make series-check's objects of the tree),
+# tested with the overlay's selftests when DIR has none: make series-check at a boundary),
 # CONFIG=fast|full|debug|debian (default fast; full adds scripts/configs/full*.config, debug
 # adds those and debug.config; debian is Debian's own amd64 config with modules off, plus the
 # selftests' and debian.config),
@@ -68,7 +68,10 @@ esac
 OBJ=$B/obj/$IMPL-$CONFIG$SUF
 LOGS=$B/logs/$IMPL-$CONFIG$SUF
 if [ "$IMPL" = series ] && [ -n "${SERIES_TREE:-}" ]; then
+	# The fast x86_64 kernel of the tree is the one make series-check built after its patch
+	# (same fragments, same objects); other configurations get objects of their own.
 	OBJ=$B/obj/series-${SERIES_BOUNDARY:?SERIES_TREE needs SERIES_BOUNDARY}-$CONFIG$SUF
+	[ "$CONFIG-$ARCH" != fast-x86_64 ] || OBJ=$B/obj/series-x86_64
 	LOGS=$B/logs/series-$SERIES_BOUNDARY-$CONFIG$SUF
 fi
 STEST=$B/selftests$SUF
