@@ -225,14 +225,18 @@ bool hw_breakpoint_user_access(struct pt_regs *regs, unsigned long addr,
 	return true;
 }
 
-/* "User memory": one window of real memory; anything else faults. */
+/*
+ * "User memory": one window of real memory; anything else faults, and so do
+ * writes while umem_ro is set.
+ */
 static unsigned long umem_lo, umem_hi;
+static bool umem_ro;
 
 int aup_test_put(void *addr, u64 val, unsigned int size)
 {
 	unsigned long a = (unsigned long)addr;
 
-	if (a < umem_lo || a + size > umem_hi)
+	if (umem_ro || a < umem_lo || a + size > umem_hi)
 		return -EFAULT;
 	memcpy(addr, &val, size);
 	return 0;
@@ -1624,6 +1628,45 @@ static void test_uretprobe(void)
 
 	umem_lo = (unsigned long)ustack;
 	umem_hi = umem_lo + sizeof(ustack);
+
+	/* the return address swapped: 8 bytes in 64-bit code */
+	regs_init(&r, 0x400000);
+	w = 0x401234;
+	memcpy((void *)r.sp, &w, 8);
+	CHECK(arch_uretprobe_hijack_return_addr(slot, &r) == 0x401234, "return address");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == slot, "hijack writes 8 bytes: %#lx", w);
+	/* the core's write-back: the old one again, ours returned */
+	CHECK(arch_uretprobe_hijack_return_addr(0x401234, &r) == slot, "write back");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x401234, "written back: %#lx", w);
+	umem_ro = true;
+	CHECK(arch_uretprobe_hijack_return_addr(slot, &r) == -1UL, "read-only stack");
+	umem_ro = false;
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x401234, "...nothing written: %#lx", w);
+	r.sp = 0x1000;
+	CHECK(arch_uretprobe_hijack_return_addr(slot, &r) == -1UL, "unreadable stack");
+
+	/* swapped in 32-bit code: 4 bytes, only a trampoline below 4 GiB */
+	regs_init(&r, 0x400000);
+	r.cs = __USER32_CS;
+	w = 0x5555555500401234UL;
+	memcpy((void *)r.sp, &w, 8);
+	CHECK(arch_uretprobe_hijack_return_addr(slot32 + 32, &r) == 0x401234,
+	      "return address 32");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x55555555fffff020UL, "hijack32 writes 4 bytes: %#lx", w);
+	CHECK(arch_uretprobe_hijack_return_addr(slot, &r) == -1UL, "trampoline above 4G");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x55555555fffff020UL, "...nothing written");
+	CHECK(arch_uretprobe_hijack_return_addr(0x401234, &r) == slot32 + 32, "write back 32");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x5555555500401234UL, "written back 32: %#lx", w);
+	r.ss = 0x0f;
+	CHECK(arch_uretprobe_hijack_return_addr(slot32, &r) == -1UL, "LDT stack");
+	memcpy(&w, (void *)r.sp, 8);
+	CHECK(w == 0x5555555500401234UL, "...nothing written");
 
 	/* the return address: 8 bytes in 64-bit code */
 	regs_init(&r, 0x400000);

@@ -366,3 +366,41 @@ int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr)
 		return -EFAULT;
 	}
 }
+
+/**
+ * arch_uretprobe_hijack_return_addr - replace the return address of a call
+ * @trampoline_vaddr: the new return address
+ * @regs: registers at the probed function's first instruction
+ *
+ * The call pushed its return address: 8 bytes at the stack pointer in
+ * 64-bit code, 4 bytes in 32-bit code. One read and one write; a write
+ * that faults stores nothing.
+ *
+ * Context: process context, may fault on user memory.
+ *
+ * Return: the return address replaced, or -1UL if the stack cannot be read
+ * or written, the task's mode is unknown or @trampoline_vaddr does not fit
+ * it (then nothing changed).
+ */
+unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
+						struct pt_regs *regs)
+{
+	u32 __user *sp32 = (u32 __user *)regs->sp;
+	u64 __user *sp = (u64 __user *)regs->sp;
+	u32 old32;
+	u64 old;
+
+	switch (aup_ret_size(regs)) {
+	case 8:
+		if (get_user(old, sp) || put_user((u64)trampoline_vaddr, sp))
+			return -1UL;
+		return old;
+	case 4:
+		if (trampoline_vaddr > U32_MAX || get_user(old32, sp32) ||
+		    put_user((u32)trampoline_vaddr, sp32))
+			return -1UL;
+		return old32;
+	default:
+		return -1UL;
+	}
+}
