@@ -453,8 +453,6 @@ bool arch_uretprobe_is_alive(struct return_instance *ri, enum rp_check ctx,
 			     struct pt_regs *regs);
 int arch_uretprobe_ret_slot(struct return_instance *ri, struct pt_regs *regs,
 			    unsigned long *slot);
-unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs);
-int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr);
 void arch_uretprobe_fill_trampoline(void *slot);
 unsigned long arch_uretprobe_trampoline(unsigned long slot,
 					struct pt_regs *regs);

@@ -180,12 +180,25 @@ unsigned long __weak arch_uprobe_boost_resume(const void *slot,
 }
 
 /**
- * arch_uretprobe_hijack_return_addr - replace the return address
- * @trampoline_vaddr: the new return address
+ * arch_uretprobe_hijack_return_addr - replace the return address of a call
+ * @trampoline_vaddr: the new return address: a return stub
+ *	(arch_uretprobe_stub()) or the trampoline entry
+ *	(arch_uretprobe_trampoline()), or the old one being put back
  * @regs: the user registers at the probed function's first instruction
  *
+ * The one hook that reads and writes a probed call's return address, where
+ * the call left it (a register, or memory at the stack pointer). The core
+ * calls it once per probed call, before it knows the old address; when it
+ * then does not probe that return after all (a tail call that returns to
+ * us already, a chain too deep, no memory), it calls it again with the
+ * address it returned, to leave the call as it was. Both happen in the
+ * probe's hit, before the task returns to user mode.
+ *
+ * Context: process context, with the task's own registers; may fault on
+ * user memory.
+ *
  * Return: the return address replaced, or -1 if it cannot be (then nothing
- * changed). Default: no return probes.
+ * changed). Default: no return probes (-1).
  */
 unsigned long __weak
 arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
@@ -233,38 +246,6 @@ bool __weak arch_uretprobe_is_alive(struct return_instance *ri,
 	if (ctx == RP_CHECK_CHAIN_CALL)
 		return user_stack_pointer(regs) <= ri->stack;
 	return user_stack_pointer(regs) < ri->stack;
-}
-
-/**
- * arch_uretprobe_get_return_addr - the return address of a probed call
- * @regs: the user registers at the function's first instruction
- *
- * Default: read through arch_uretprobe_hijack_return_addr(), putting the
- * value back.
- *
- * Return: the return address, or -1 if it cannot be read.
- */
-unsigned long __weak arch_uretprobe_get_return_addr(struct pt_regs *regs)
-{
-	unsigned long orig = arch_uretprobe_hijack_return_addr(0, regs);
-
-	if (orig != -1UL)
-		arch_uretprobe_hijack_return_addr(orig, regs);
-	return orig;
-}
-
-/**
- * arch_uretprobe_set_return_addr - make a probed call return to @addr
- * @regs: the user registers at the function's first instruction
- * @addr: the new return address
- *
- * Return: 0, or -EFAULT if it cannot be written.
- */
-int __weak arch_uretprobe_set_return_addr(struct pt_regs *regs,
-					  unsigned long addr)
-{
-	return arch_uretprobe_hijack_return_addr(addr, regs) == -1UL ?
-	       -EFAULT : 0;
 }
 
 /**

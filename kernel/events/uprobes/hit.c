@@ -446,37 +446,37 @@ static bool unwound_below(struct stack_span *span, unsigned long frame,
  * instances of frames at or below @frame on the same stack belong to calls
  * that were unwound without returning (longjmp, siglongjmp, an exception)
  * and are dropped, newest first. An instance at @frame itself is alive
- * only when @chained (its function tail-called this one, our trampoline is
- * still the return address); arch_uretprobe_is_alive() tells which are
- * at or below @frame. Instances of other stacks (a signal handler on its
- * alternate stack, another coroutine) are left alone, and so is everything
- * older than them.
+ * only for a tail call from its function (@ctx RP_CHECK_CHAIN_CALL, our
+ * return address is still the return address); arch_uretprobe_is_alive()
+ * tells which are at or below @frame. Instances of other stacks (a signal
+ * handler on its alternate stack, another coroutine) are left alone, and
+ * so is everything older than them. @span: @frame's stack, shared by the
+ * passes of one call.
  */
 static void drop_dead_at_call(struct uprobe_task *utask, struct pt_regs *regs,
-			      unsigned long frame, bool chained)
+			      unsigned long frame, enum rp_check ctx,
+			      struct stack_span *span)
 {
-	enum rp_check ctx = chained ? RP_CHECK_CHAIN_CALL : RP_CHECK_CALL;
-	struct stack_span span = {};
 	struct return_instance *ri;
 
 	while ((ri = utask->return_instances) &&
 	       !arch_uretprobe_is_alive(ri, ctx, regs)) {
 		/* At @frame itself its return address was overwritten. */
-		if (ri->stack != frame && !unwound_below(&span, frame, ri->stack))
+		if (ri->stack != frame && !unwound_below(span, frame, ri->stack))
 			return;
 		drop_return_instance(utask, &utask->return_instances);
 	}
 }
 
 /*
- * Where the call at @regs, returning to @orig, will return now: the
- * architecture's return stub of a table slot taken for it (*@stub), which
- * unwinders can see through, or else the XOL trampoline (*@stub = -1); 0
- * if the task's mode has neither.
+ * Where the call at @regs will return now: the architecture's return stub
+ * of a table slot taken for it (*@stub; *@slot, the slot, is for the real
+ * return address), which unwinders can see through, or else the XOL
+ * trampoline (*@stub = -1); 0 if the task's mode has neither.
  */
 static unsigned long return_addr_for(struct xol_area *area,
-				     struct pt_regs *regs, unsigned long orig,
-				     int *stub)
+				     struct pt_regs *regs, int *stub,
+				     unsigned long **slot)
 {
 	unsigned long *table, addr;
 	int i;
@@ -491,29 +491,46 @@ static unsigned long return_addr_for(struct xol_area *area,
 		release_return_stub(area, i);
 		goto trampoline;
 	}
-	/* Read by unwinders of this task only, after they find the stub. */
-	WRITE_ONCE(table[i], orig);
 	*stub = i;
+	*slot = &table[i];
 	return addr;
 
 trampoline:
 	return arch_uretprobe_trampoline(trampoline_vaddr(area), regs);
 }
 
-/* Hijack the return address so that @uprobe's return handlers run. */
+/*
+ * Hijack the return address so that @uprobe's return handlers run: one
+ * arch_uretprobe_hijack_return_addr(), which reads the return address and
+ * writes ours. What has to know the old one comes after it, and a call
+ * that goes no further writes the old one back.
+ */
 static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 			   struct uprobe_task *utask)
 {
 	struct xol_area *area = get_xol_area(current->mm);
-	unsigned long ret, orig, frame = user_stack_pointer(regs);
-	struct return_instance *ri, *top;
-	bool chained;
+	unsigned long ret, old, orig, *slot = NULL;
+	unsigned long frame = user_stack_pointer(regs);
+	struct stack_span span = {};
+	struct return_instance *ri, *top = NULL;
+	bool pending, chained;
+	int stub;
 
 	if (IS_ERR(area))
 		goto missed;
-	orig = arch_uretprobe_get_return_addr(regs);
-	if (orig == -1UL)
+	/*
+	 * Calls unwound below @frame have ended whatever this call is: their
+	 * stubs are free before this call takes one. An instance dead to a
+	 * tail call is dead to any call.
+	 */
+	pending = utask->return_instances;
+	drop_dead_at_call(utask, regs, frame, RP_CHECK_CHAIN_CALL, &span);
+	ret = return_addr_for(area, regs, &stub, &slot);
+	if (!ret)
 		goto missed;
+	old = arch_uretprobe_hijack_return_addr(ret, regs);
+	if (old == -1UL)
+		goto release;
 	/*
 	 * One of our return addresses as the return address of this call
 	 * means a tail call from a return-probed function of this task, so
@@ -521,33 +538,45 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	 * task's stack, whose return cannot be matched either way), it is
 	 * taken as a plain return address, and the arch check is spared.
 	 */
-	chained = utask->return_instances &&
-		  arch_uretprobe_is_return_addr(trampoline_vaddr(area), orig);
-	drop_dead_at_call(utask, regs, frame, chained);
-	top = utask->return_instances;
+	chained = pending &&
+		  arch_uretprobe_is_return_addr(trampoline_vaddr(area), old);
 	if (chained) {
 		/* A tail call of a probed function: same return as its caller. */
+		top = utask->return_instances;
 		if (!top || top->stack != frame)
-			goto missed;	/* not our caller's: leave the stack be */
-		orig = top->orig_ret;
+			goto restore;	/* not our caller's: leave the stack be */
+	} else {
+		drop_dead_at_call(utask, regs, frame, RP_CHECK_CALL, &span);
 	}
 	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
 		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
 				      current->comm, task_pid_nr(current),
 				      UPROBE_MAX_RETURN_DEPTH);
-		goto missed;
+		goto restore;
 	}
 	ri = alloc_return_instance(utask);
 	if (!ri)
-		goto missed;
+		goto restore;
+	orig = old;
+	if (chained) {
+		orig = top->orig_ret;
+		/*
+		 * Our return address was there already: it stays, and the
+		 * stub goes unused, unless the stack can no longer be written
+		 * (then the stub is on it, and is this call's).
+		 */
+		if (arch_uretprobe_hijack_return_addr(old, regs) != -1UL &&
+		    stub >= 0) {
+			release_return_stub(area, stub);
+			stub = -1;
+		}
+	}
+	/* Read by unwinders of this task only, after they find the stub. */
+	if (stub >= 0)
+		WRITE_ONCE(*slot, orig);
 	ri->id = uprobe->id;
 	ri->key = uprobe->key;
-	ri->stub = -1;
-	if (!chained) {
-		ret = return_addr_for(area, regs, orig, &ri->stub);
-		if (!ret || arch_uretprobe_set_return_addr(regs, ret))
-			goto put;
-	}
+	ri->stub = stub;
 	ri->func = instruction_pointer(regs);
 	ri->orig_ret = orig;
 	ri->stack = frame;
@@ -557,9 +586,12 @@ static void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	utask->depth++;
 	return;
 
-put:
-	put_return_stub(ri);
-	recycle_return_instance(utask, ri);
+restore:
+	/* The word just written: this fails only if the stack went away. */
+	arch_uretprobe_hijack_return_addr(old, regs);
+release:
+	if (stub >= 0)
+		release_return_stub(area, stub);
 missed:
 	this_cpu_inc(probe_stats(uprobe)->missed);
 }

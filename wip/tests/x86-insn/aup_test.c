@@ -1668,34 +1668,6 @@ static void test_uretprobe(void)
 	memcpy(&w, (void *)r.sp, 8);
 	CHECK(w == 0x5555555500401234UL, "...nothing written");
 
-	/* the return address: 8 bytes in 64-bit code */
-	regs_init(&r, 0x400000);
-	w = 0x401234;
-	memcpy((void *)r.sp, &w, 8);
-	CHECK(arch_uretprobe_get_return_addr(&r) == 0x401234, "return address");
-	CHECK(!arch_uretprobe_set_return_addr(&r, slot), "set return address");
-	memcpy(&w, (void *)r.sp, 8);
-	CHECK(w == slot, "set writes 8 bytes: %#lx", w);
-	r.sp = 0x1000;
-	CHECK(arch_uretprobe_get_return_addr(&r) == -1UL &&
-	      arch_uretprobe_set_return_addr(&r, slot) == -EFAULT, "unreadable stack");
-
-	/* 32-bit code: 4 bytes, and only a trampoline below 4 GiB */
-	regs_init(&r, 0x400000);
-	r.cs = __USER32_CS;
-	w = 0x5555555500401234UL;
-	memcpy((void *)r.sp, &w, 8);
-	CHECK(arch_uretprobe_get_return_addr(&r) == 0x401234, "return address 32");
-	CHECK(!arch_uretprobe_set_return_addr(&r, slot32 + 32), "set 32");
-	memcpy(&w, (void *)r.sp, 8);
-	CHECK(w == 0x55555555fffff020UL, "set32 writes 4 bytes: %#lx", w);
-	CHECK(arch_uretprobe_set_return_addr(&r, slot) == -EFAULT, "trampoline above 4G");
-	memcpy(&w, (void *)r.sp, 8);
-	CHECK(w == 0x55555555fffff020UL, "...nothing written");
-	r.ss = 0x0f;
-	CHECK(arch_uretprobe_get_return_addr(&r) == -1UL &&
-	      arch_uretprobe_set_return_addr(&r, slot32) == -EFAULT, "LDT stack");
-
 	/* the XOL trampoline: the layout of the top comment, int3 elsewhere */
 	memset(buf, 0, sizeof(buf));
 	memset(want, 0xcc, sizeof(want));

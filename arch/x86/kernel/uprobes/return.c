@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0+
 /*
- * uprobes, x86: return probes. The return address (read, replaced, and
- * where it lives), the XOL trampoline for each mode, the vDSO's unwindable
+ * uprobes, x86: return probes. The return address (replaced, and where
+ * it lives), the XOL trampoline for each mode, the vDSO's unwindable
  * return stubs with the per-mm return table, and sys_uretprobe().
  *
  * Design: Documentation/trace/uprobes.rst, "The x86 implementation".
@@ -311,60 +311,6 @@ int arch_uretprobe_ret_slot(struct return_instance *ri, struct pt_regs *regs,
 {
 	*slot = ri->stack;
 	return aup_ret_size(regs);
-}
-
-/**
- * arch_uretprobe_get_return_addr - read the return address of a call
- * @regs: registers at the probed function's first instruction
- *
- * The return address is 8 bytes in 64-bit code and 4 bytes in 32-bit code.
- *
- * Context: process context, may fault on user memory.
- *
- * Return: the return address, or -1UL if the stack cannot be read or the
- * task's mode is unknown.
- */
-unsigned long arch_uretprobe_get_return_addr(struct pt_regs *regs)
-{
-	u32 addr32;
-	u64 addr;
-
-	switch (aup_ret_size(regs)) {
-	case 8:
-		if (get_user(addr, (u64 __user *)regs->sp))
-			return -1UL;
-		return addr;
-	case 4:
-		if (get_user(addr32, (u32 __user *)regs->sp))
-			return -1UL;
-		return addr32;
-	default:
-		return -1UL;
-	}
-}
-
-/**
- * arch_uretprobe_set_return_addr - replace the return address of a call
- * @regs: registers at the probed function's first instruction
- * @addr: the new return address
- *
- * Context: process context, may fault on user memory.
- *
- * Return: 0, or -EFAULT if the stack cannot be written or @addr does not
- * fit the task's mode.
- */
-int arch_uretprobe_set_return_addr(struct pt_regs *regs, unsigned long addr)
-{
-	switch (aup_ret_size(regs)) {
-	case 8:
-		return put_user((u64)addr, (u64 __user *)regs->sp);
-	case 4:
-		if (addr > U32_MAX)
-			return -EFAULT;
-		return put_user((u32)addr, (u32 __user *)regs->sp);
-	default:
-		return -EFAULT;
-	}
 }
 
 /**
