@@ -167,7 +167,7 @@ static bool skip_jump(struct __test_metadata *_metadata, bool jump,
 		      bool no_jump_sites)
 {
 	if (jump && no_jump_sites)
-		SKIP(return true, "no %s: CONFIG_UPROBE_JUMP_SITES off, or stock 6.1 (none)",
+		SKIP(return true, "no %s: no jump sites here (stock 6.1, or built without)",
 		     UT_JUMP_SITES);
 	return false;
 }

@@ -193,7 +193,7 @@ static bool start(struct __test_metadata *_metadata, int jump_was, char *grp,
 		  size_t size, const char *g)
 {
 	if (jump_was < 0)
-		SKIP(return true, "no %s: CONFIG_UPROBE_JUMP_SITES off, or stock 6.1 (none)",
+		SKIP(return true, "no %s: no jump sites here (stock 6.1, or built without)",
 		     UT_JUMP_SITES);
 	if (ut_start(_metadata, grp, size, g))
 		return true;
