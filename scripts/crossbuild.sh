@@ -3,8 +3,8 @@
 #
 # Cross builds: a small uprobes-enabled kernel for every architecture whose 6.1 tree has
 # uprobes and Debian a cross compiler, plus i386 and x86_64 without uprobes, for IMPL=ours
-# and IMPL=stock, and x86_64 without jump sites for IMPL=ours. Fails on any error, and on any warning of ours that stock's same build
-# does not have.
+# and IMPL=stock, and x86_64 without jump sites for IMPL=ours. Fails on any error, and on any
+# warning of ours that stock's same build does not have.
 #
 #   crossbuild.sh [TARGET ...]      (default: all; IMPL=ours|stock|both, default both)
 #
