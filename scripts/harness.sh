@@ -9,7 +9,7 @@
 # Environment: IMPL=ours|stock|series (default ours; series: the tree make series-am
 # made by git am of the series on Debian's source, built as it is; with SERIES_TREE=DIR and
 # SERIES_BOUNDARY=NAME, the git tree DIR of a prefix of the series instead, with logs of
-# their own named series-NAME (fast x86_64: in make series-check's objects of the tree),
+# their own named series-NAME (in SERIES_OBJ if given: objects the tree was built in),
 # tested with the overlay's selftests when DIR has none: make series-check at a boundary),
 # CONFIG=fast|full|debug|debian (default fast; full adds scripts/configs/full*.config, debug
 # adds those and debug.config; debian is Debian's own amd64 config with modules off, plus the
@@ -68,10 +68,8 @@ esac
 OBJ=$B/obj/$IMPL-$CONFIG$SUF
 LOGS=$B/logs/$IMPL-$CONFIG$SUF
 if [ "$IMPL" = series ] && [ -n "${SERIES_TREE:-}" ]; then
-	# The fast x86_64 kernel of the tree is the one make series-check built after its patch
-	# (same fragments, same objects); other configurations get objects of their own.
-	OBJ=$B/obj/series-${SERIES_BOUNDARY:?SERIES_TREE needs SERIES_BOUNDARY}-$CONFIG$SUF
-	[ "$CONFIG-$ARCH" != fast-x86_64 ] || OBJ=$B/obj/series-x86_64
+	# SERIES_OBJ: objects the caller already built the tree in (make series-check's).
+	OBJ=${SERIES_OBJ:-$B/obj/series-${SERIES_BOUNDARY:?SERIES_TREE needs SERIES_BOUNDARY}-$CONFIG$SUF}
 	LOGS=$B/logs/series-$SERIES_BOUNDARY-$CONFIG$SUF
 fi
 STEST=$B/selftests$SUF
