@@ -174,7 +174,7 @@ struct uprobe *find_uprobe(struct inode *inode, loff_t offset)
 /*
  * The probe at @inode:@offset, created if needed (with @ref_ctr_offset);
  * takes a reference. An existing probe keeps its counter offset: the
- * caller checks it under reg_lock (__use_ref_ctr()).
+ * caller checks it under reg_lock (use_ref_ctr_locked()).
  */
 static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 					 loff_t ref_ctr_offset)
@@ -333,12 +333,12 @@ static bool copied_since(struct mm_struct *mm, const struct map_entry *maps,
 }
 
 /*
- * __sync_maps() over the mms that map @uprobe's probed page, or (@whole)
+ * sync_maps_locked() over the mms that map @uprobe's probed page, or (@whole)
  * any part of its file. *@forked is set if one of them was copied by fork
  * since it was collected: the copy may be missing from the collection.
  */
-static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-			  bool whole, bool *forked)
+static int sync_maps_in_locked(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+			       bool whole, bool *forked)
 {
 	bool adding = ctx == UPROBE_FILTER_REGISTER;
 	int i, j, nr, err = 0, ret;
@@ -378,15 +378,15 @@ static int __sync_maps_in(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
 }
 
 /*
- * One pass of __sync_maps(); *@forked as for __sync_maps_in().
+ * One pass of sync_maps_locked(); *@forked as for sync_maps_in_locked().
  */
-static int __sync_maps_once(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
-			    bool *forked)
+static int sync_maps_once_locked(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
+				 bool *forked)
 {
-	int err = __sync_maps_in(uprobe, ctx, false, forked);
+	int err = sync_maps_in_locked(uprobe, ctx, false, forked);
 
 	if (ctx != UPROBE_FILTER_REGISTER && atomic_read(&uprobe->nr_sites))
-		err = __sync_maps_in(uprobe, ctx, true, forked);
+		err = sync_maps_in_locked(uprobe, ctx, true, forked);
 	return err;
 }
 
@@ -407,7 +407,7 @@ static int __sync_maps_once(struct uprobe *uprobe, enum uprobe_filter_ctx ctx,
  * (install_fatal()); mms that refuse the breakpoint are left out and
  * reported.
  */
-static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
+static int sync_maps_locked(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 {
 	bool forked;
 	int tries, err;
@@ -415,7 +415,7 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 	lockdep_assert_held(&uprobe->reg_lock);
 	for (tries = 0; tries < UPROBE_WALK_TRIES; tries++) {
 		forked = false;
-		err = __sync_maps_once(uprobe, ctx, &forked);
+		err = sync_maps_once_locked(uprobe, ctx, &forked);
 		if (err && ctx == UPROBE_FILTER_REGISTER)
 			return err;	/* the caller unwinds */
 		if (!forked)
@@ -424,7 +424,7 @@ static int __sync_maps(struct uprobe *uprobe, enum uprobe_filter_ctx ctx)
 	}
 	percpu_down_write(&dup_mmap_sem);
 	forked = false;
-	err = __sync_maps_once(uprobe, ctx, &forked);
+	err = sync_maps_once_locked(uprobe, ctx, &forked);
 	percpu_up_write(&dup_mmap_sem);
 	return err;
 }
@@ -470,7 +470,7 @@ static int read_and_analyze(struct uprobe *uprobe)
  * another one is refused. An unused probe (kept only for its counts, see
  * uprobe_stats_hold()) takes the new one. Caller holds reg_lock.
  */
-static int __use_ref_ctr(struct uprobe *uprobe, loff_t ref_ctr_offset)
+static int use_ref_ctr_locked(struct uprobe *uprobe, loff_t ref_ctr_offset)
 {
 	lockdep_assert_held(&uprobe->reg_lock);
 	if (uprobe->ref_ctr_offset == ref_ctr_offset)
@@ -530,7 +530,7 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 		return PTR_ERR(uprobe);
 
 	mutex_lock(&uprobe->reg_lock);
-	ret = __use_ref_ctr(uprobe, ref_ctr_offset);
+	ret = use_ref_ctr_locked(uprobe, ref_ctr_offset);
 	if (ret)
 		goto unlock;
 	ret = read_and_analyze(uprobe);
@@ -538,10 +538,10 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 		goto unlock;
 	first = list_empty(&uprobe->consumers);
 	list_add_rcu(&uc->node, &uprobe->consumers);
-	ret = __sync_maps(uprobe, UPROBE_FILTER_REGISTER);
+	ret = sync_maps_locked(uprobe, UPROBE_FILTER_REGISTER);
 	if (ret) {
 		list_del_rcu(&uc->node);
-		__sync_maps(uprobe, UPROBE_FILTER_UNREGISTER);
+		sync_maps_locked(uprobe, UPROBE_FILTER_UNREGISTER);
 		goto unlock;
 	}
 	if (first)
@@ -575,8 +575,8 @@ EXPORT_SYMBOL_GPL(uprobe_register);
  * mm where no remaining consumer wants it; handlers of @uc may still be
  * running. Drops the consumers' reference with the last consumer.
  */
-static void __unregister(struct inode *inode, loff_t offset,
-			 struct uprobe_consumer *uc)
+static void unregister_consumer(struct inode *inode, loff_t offset,
+				struct uprobe_consumer *uc)
 {
 	struct uprobe *uprobe = find_uprobe(inode, offset);
 	bool last;
@@ -586,7 +586,7 @@ static void __unregister(struct inode *inode, loff_t offset,
 	mutex_lock(&uprobe->reg_lock);
 	list_del_rcu(&uc->node);
 	last = list_empty(&uprobe->consumers);
-	__sync_maps(uprobe, UPROBE_FILTER_UNREGISTER);
+	sync_maps_locked(uprobe, UPROBE_FILTER_UNREGISTER);
 	mutex_unlock(&uprobe->reg_lock);
 	/* Freed through SRCU: handlers still running keep it valid. */
 	if (last)
@@ -606,7 +606,7 @@ static void __unregister(struct inode *inode, loff_t offset,
 void uprobe_unregister(struct inode *inode, loff_t offset,
 		       struct uprobe_consumer *uc)
 {
-	__unregister(inode, offset, uc);
+	unregister_consumer(inode, offset, uc);
 	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
 	synchronize_srcu(&uprobes_srcu);
 }
@@ -627,7 +627,7 @@ EXPORT_SYMBOL_GPL(uprobe_unregister);
 unsigned long uprobe_unregister_nosync(struct inode *inode, loff_t offset,
 				       struct uprobe_consumer *uc)
 {
-	__unregister(inode, offset, uc);
+	unregister_consumer(inode, offset, uc);
 	/* Pairs with srcu_read_lock() around the handlers on the hit path. */
 	return start_poll_synchronize_srcu(&uprobes_srcu);
 }
@@ -680,8 +680,9 @@ int uprobe_apply(struct inode *inode, loff_t offset,
 	mutex_lock(&uprobe->reg_lock);
 	list_for_each_entry(cur, &uprobe->consumers, node) {
 		if (cur == uc) {
-			ret = __sync_maps(uprobe, add ? UPROBE_FILTER_REGISTER :
-						  UPROBE_FILTER_UNREGISTER);
+			ret = sync_maps_locked(uprobe,
+					       add ? UPROBE_FILTER_REGISTER :
+						     UPROBE_FILTER_UNREGISTER);
 			break;
 		}
 	}

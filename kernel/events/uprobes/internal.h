@@ -11,8 +11,9 @@
  * site table and debuggers' access to it; mm.c the mm hooks (mmap, munmap,
  * mremap, fork, exec, exit); xol.c the XOL area, its slots, boosted copies
  * and their reuse; task.c the per-task state and return instances; hit.c
- * the hit path and returns; jump.c jump sites and their stub areas; arch.c
- * the __weak defaults of the architecture interface.
+ * the hit path; return.c return probes and uprobes' system calls; jump.c
+ * jump sites and their stub areas; arch.c the __weak defaults of the
+ * architecture interface.
  *
  * Objects, and what keeps them:
  *   uprobe_inode	per probed inode, in uprobe_inodes; pins the inode, a
@@ -132,7 +133,7 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @key: index in uprobes_by_key, where pending returns find the probe
  * @ref: references: consumers (one for all), sites, temporary ones
  * @nr_sites: how many sites (in all mms) hold a reference; a removal walk
- *	that leaves some covers the whole file (__sync_maps())
+ *	that leaves some covers the whole file (sync_maps_locked())
  * @reg_lock: serialises register/unregister/apply of this probe
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_READ once @arch holds the instruction's bytes,
@@ -326,7 +327,7 @@ struct map_entry {
  *   - a signal frame never captures a slot address: signal delivery moves
  *     the task out first (leave_boosted_slot()), and a stepping task holds
  *     its signals back until the step is done.
- * So __reuse_slot() takes a retired slot after its grace period if no
+ * So reuse_slot_locked() takes a retired slot after its grace period if no
  * task of the mm has its saved ip in it, which stays true for good.
  *
  * Retired slots are reused before the area grows, so probes that come and
@@ -497,9 +498,9 @@ void remove_sites(struct uprobe *uprobe, struct mm_struct *mm,
 		  const struct map_entry *hints, int nr);
 int install_sites(struct uprobe *uprobe, struct mm_struct *mm,
 		  const struct map_entry *hints, int nr);
-void __restore_jump(struct uprobes_mm *um, struct vm_area_struct *vma,
-		    struct page *page, void *kaddr,
-			   unsigned long page_va, struct uprobe_site *site);
+void restore_jump_locked(struct uprobes_mm *um, struct vm_area_struct *vma,
+			 struct page *page, void *kaddr,
+			 unsigned long page_va, struct uprobe_site *site);
 
 /* mm.c */
 void settle_dead(struct mm_struct *mm);
@@ -511,10 +512,49 @@ struct xol_owner *slot_owner(struct xol_area *area, unsigned int slot);
 bool slot_is(struct xol_area *area, unsigned int slot,
 	     struct uprobe *uprobe, unsigned long vaddr);
 void free_xol_area(struct xol_area *area);
-unsigned long slot_vaddr(struct xol_area *area, unsigned int slot);
-unsigned long trampoline_vaddr(struct xol_area *area);
+/*
+ * @mm's XOL area, for a reader that holds no mmap_lock (the hit path,
+ * returns, unwinders): an area seen is initialised. It lives as long as
+ * @mm (uprobe_clear_state()).
+ */
+static inline struct xol_area *xol_area_of(struct mm_struct *mm)
+{
+	/* Pairs with smp_store_release() in map_xol_area(). */
+	return smp_load_acquire(&mm->uprobes_state.xol_area);
+}
+
+/*
+ * @mm's XOL area, for a holder of its mmap_lock: it is set once under the
+ * lock held for write (map_xol_area()).
+ */
+static inline struct xol_area *xol_area_locked(struct mm_struct *mm)
+{
+	lockdep_assert_held(&mm->mmap_lock);
+	return mm->uprobes_state.xol_area;
+}
+
+static inline unsigned long slot_vaddr(struct xol_area *area,
+				       unsigned int slot)
+{
+	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
+}
+
+/* The user address of @area's trampoline slot, 0 without an area. */
+static inline unsigned long trampoline_vaddr(struct xol_area *area)
+{
+	return area ? slot_vaddr(area, XOL_TRAMPOLINE_SLOT) : 0;
+}
+
 struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr);
-struct xol_area *get_xol_area(struct mm_struct *mm);
+
+/* The mm's XOL area, mapped on first use. */
+static inline struct xol_area *get_xol_area(struct mm_struct *mm)
+{
+	struct xol_area *area = xol_area_of(mm);
+
+	return area ? area : map_xol_area(mm, 0);
+}
+
 unsigned long *alloc_return_table(struct xol_area *area);
 int find_return_stub(struct xol_area *area);
 
@@ -680,8 +720,7 @@ static inline void put_return_stub(struct return_instance *ri)
 
 	if (ri->stub < 0 || !current->mm)
 		return;
-	/* Pairs with smp_store_release() in map_xol_area(). */
-	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	area = xol_area_of(current->mm);
 	if (!WARN_ON_ONCE(!area))
 		release_return_stub(area, ri->stub);
 	ri->stub = -1;
@@ -699,8 +738,22 @@ static inline void drop_return_instance(struct uprobe_task *utask,
 	recycle_return_instance(utask, ri);
 }
 
+/* return.c */
+void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
+		    struct uprobe_task *utask);
+
 /* hit.c */
 bool hit_hold(struct uprobe *uprobe, struct hit_guard *g);
+struct uprobe_stats __percpu *alloc_stats(struct uprobe *uprobe);
+
+/* Where @uprobe's hits are counted. May sleep (the first time). */
+static inline struct uprobe_stats __percpu *probe_stats(struct uprobe *uprobe)
+{
+	/* Address dependency: pairs with the cmpxchg() in alloc_stats(). */
+	struct uprobe_stats __percpu *counts = READ_ONCE(uprobe->stats);
+
+	return likely(counts) ? counts : alloc_stats(uprobe);
+}
 
 static inline struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
 						   unsigned long vaddr)
@@ -712,7 +765,7 @@ static inline struct uprobe_site __rcu **hot_entry(struct uprobes_mm *um,
  * @site entered @um->sites: cache it if its entry is free. Caller holds
  * the mm's mmap_lock for write, or the mm is not visible to anyone yet.
  */
-static inline void __hot_add(struct uprobes_mm *um, struct uprobe_site *site)
+static inline void hot_cache(struct uprobes_mm *um, struct uprobe_site *site)
 {
 	struct uprobe_site __rcu **e = hot_entry(um, site->vaddr);
 
@@ -724,7 +777,7 @@ static inline void hot_add(struct mm_struct *mm, struct uprobes_mm *um,
 			   struct uprobe_site *site)
 {
 	mmap_assert_write_locked(mm);
-	__hot_add(um, site);
+	hot_cache(um, site);
 }
 
 /* @site leaves @um->sites (or changes vaddr): uncache it. */

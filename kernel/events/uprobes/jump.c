@@ -339,7 +339,7 @@ bool jump_there(struct uprobe_site *site, struct vm_area_struct *vma,
 
 /*
  * No memory for a copy of @page: take @site's jump out of it in place, as a
- * debugger's write over the jump does (__restore_jump()), if the page is
+ * debugger's write over the jump does (restore_jump_locked()), if the page is
  * this mm's alone (as for write_in_place()). Caller holds the mmap_lock
  * for write and a reference on @page, which @vma maps at the site.
  *
@@ -367,8 +367,8 @@ static int undo_jump_in_place(struct vm_area_struct *vma, struct page *page,
 	page_vma_mapped_walk_done(&pvmw);
 	if (PageAnonExclusive(page)) {
 		kaddr = kmap_local_page(page);
-		__restore_jump(um, vma, page, kaddr, site->vaddr & PAGE_MASK,
-			       site);
+		restore_jump_locked(um, vma, page, kaddr, site->vaddr & PAGE_MASK,
+				    site);
 		kunmap_local(kaddr);
 		set_page_dirty(page);
 		ret = 0;

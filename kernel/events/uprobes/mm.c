@@ -348,7 +348,7 @@ unlock:
 /**
  * uprobe_start_dup_mmap - fork is about to copy an address space
  *
- * Keeps out a walk that gave up on optimistic passes (__sync_maps())
+ * Keeps out a walk that gave up on optimistic passes (sync_maps_locked())
  * until uprobe_end_dup_mmap().
  */
 void uprobe_start_dup_mmap(void)
@@ -460,7 +460,7 @@ int uprobe_dup_sites(struct mm_struct *oldmm, struct mm_struct *newmm)
 			kfree(copy);
 			return -ENOMEM;
 		}
-		__hot_add(um, copy);	/* nobody can see newmm yet */
+		hot_cache(um, copy);	/* nobody can see newmm yet */
 		if (copy->stub && dup_undo_jump(newmm, um, copy))
 			return -ENOMEM;
 	}

@@ -663,9 +663,9 @@ static void sync_cpus_ipi(void *info)
  * own bytes go in. No CPU ever runs a jump whose displacement is half
  * written. Caller holds the mmap_lock and @um->remote_lock.
  */
-void __restore_jump(struct uprobes_mm *um, struct vm_area_struct *vma,
-		    struct page *page, void *kaddr,
-			   unsigned long page_va, struct uprobe_site *site)
+void restore_jump_locked(struct uprobes_mm *um, struct vm_area_struct *vma,
+			 struct page *page, void *kaddr,
+			 unsigned long page_va, struct uprobe_site *site)
 {
 	const unsigned int bp = UPROBE_SWBP_INSN_SIZE;
 	void *at = kaddr + (site->vaddr - page_va);
@@ -695,7 +695,7 @@ void __restore_jump(struct uprobes_mm *um, struct vm_area_struct *vma,
  * keep ours in memory (a breakpoint of the debugger's then traps for it:
  * find_hit()); anything else is written, and the probe is off at that
  * address in this process. A write that touches a jump site puts our
- * breakpoint back first (__restore_jump()). All of it under the mm's
+ * breakpoint back first (restore_jump_locked()). All of it under the mm's
  * remote_lock, which every debugger access of the mm takes.
  *
  * Return: true if the write was done here, false if the caller does it
@@ -720,7 +720,7 @@ bool uprobe_remote_write(struct vm_area_struct *vma, struct page *page,
 					 addr + len - 1, &n))) {
 		found = true;
 		if (n != UPROBE_SWBP_INSN_SIZE) {
-			__restore_jump(um, vma, page, kaddr, page_va, site);
+			restore_jump_locked(um, vma, page, kaddr, page_va, site);
 			if (site->vaddr + UPROBE_SWBP_INSN_SIZE <= addr)
 				continue;	/* the write starts after it */
 		}

@@ -71,7 +71,7 @@ void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 	}
 	if (!utask || !current->mm || nr < 2)
 		return;
-	area = READ_ONCE(current->mm->uprobes_state.xol_area);
+	area = xol_area_of(current->mm);
 	if (!area)
 		return;
 	slot = trampoline_vaddr(area);
@@ -255,8 +255,7 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 			ri->stub = -1;
 		return;
 	}
-	/* Pairs with smp_store_release() in map_xol_area(). */
-	area = smp_load_acquire(&current->mm->uprobes_state.xol_area);
+	area = xol_area_of(current->mm);
 	if (!area || dup_return_instances(t, utask))
 		goto notice;
 	child = map_xol_area(t->mm, area->vaddr);

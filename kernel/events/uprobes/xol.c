@@ -75,17 +75,6 @@ void free_xol_area(struct xol_area *area)
 	kfree(area);
 }
 
-unsigned long slot_vaddr(struct xol_area *area, unsigned int slot)
-{
-	return area->vaddr + slot * UPROBE_XOL_SLOT_BYTES;
-}
-
-/* The user address of @area's trampoline slot, 0 without an area. */
-unsigned long trampoline_vaddr(struct xol_area *area)
-{
-	return area ? slot_vaddr(area, XOL_TRAMPOLINE_SLOT) : 0;
-}
-
 /*
  * The XOL area does not move: tasks' saved ips, slots and hijacked return
  * addresses point into it, and the core keeps its address. mremap() of it
@@ -109,8 +98,7 @@ static vm_fault_t xol_fault(const struct vm_special_mapping *sm,
 	struct xol_area *area;
 	struct page *page;
 
-	/* Pairs with smp_store_release() in map_xol_area(). */
-	area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	area = xol_area_of(mm);
 	if (!area || vmf->pgoff >= XOL_MAX_PAGES)
 		return VM_FAULT_SIGBUS;
 	/* Pairs with the smp_store_release() of a page in grow_xol_area(). */
@@ -183,8 +171,8 @@ struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 {
 	u8 trampoline[UPROBE_XOL_SLOT_BYTES] = {};
 	unsigned long len = XOL_AREA_BYTES;
+	struct xol_area *area, *other;
 	struct vm_area_struct *vma;
-	struct xol_area *area;
 	int err = -ENOMEM;
 
 	area = kzalloc(sizeof(*area), GFP_KERNEL);
@@ -200,10 +188,11 @@ struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		err = -EINTR;
 		goto free_area;
 	}
-	if (mm->uprobes_state.xol_area) {	/* another thread was first */
+	other = xol_area_locked(mm);
+	if (other) {			/* another thread was first */
 		mmap_write_unlock(mm);
 		free_xol_area(area);
-		return mm->uprobes_state.xol_area;
+		return other;
 	}
 	if (!addr)
 		addr = xol_area_vaddr(mm, len);
@@ -223,7 +212,7 @@ struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		err = PTR_ERR(vma);
 		goto unlock;
 	}
-	/* Pairs with the smp_load_acquire()s of the hit path. */
+	/* Pairs with smp_load_acquire() in xol_area_of(). */
 	smp_store_release(&mm->uprobes_state.xol_area, area);
 	mmap_write_unlock(mm);
 	return area;
@@ -233,15 +222,6 @@ unlock:
 free_area:
 	free_xol_area(area);
 	return ERR_PTR(err);
-}
-
-/* The mm's XOL area, mapped on first use. */
-struct xol_area *get_xol_area(struct mm_struct *mm)
-{
-	/* Pairs with smp_store_release() in map_xol_area(). */
-	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
-
-	return area ? area : map_xol_area(mm, 0);
 }
 
 /* get_return_table() found none: allocate @area's table; NULL without memory. */
@@ -286,7 +266,7 @@ int find_return_stub(struct xol_area *area)
  */
 void unmap_return_table(struct mm_struct *mm)
 {
-	struct xol_area *area = mm->uprobes_state.xol_area;
+	struct xol_area *area = xol_area_locked(mm);
 
 	mmap_assert_write_locked(mm);
 	/* Pairs with the cmpxchg() in get_return_table(). */
@@ -305,8 +285,7 @@ void unmap_return_table(struct mm_struct *mm)
  */
 struct page *uprobe_return_table(struct mm_struct *mm)
 {
-	/* Pairs with smp_store_release() in map_xol_area(). */
-	struct xol_area *area = smp_load_acquire(&mm->uprobes_state.xol_area);
+	struct xol_area *area = xol_area_of(mm);
 
 	/* Pairs with the cmpxchg() in get_return_table(). */
 	return area ? smp_load_acquire(&area->ret_table) : NULL;
@@ -322,7 +301,7 @@ void *map_slot(struct xol_area *area, unsigned int slot,
 }
 
 /* Slot @slot is no longer anybody's: reuse it once nobody can be in it. */
-static void __retire_slot(struct xol_area *area, unsigned int slot)
+static void retire_slot_locked(struct xol_area *area, unsigned int slot)
 {
 	struct xol_owner *owner = slot ? slot_owner(area, slot) : NULL;
 
@@ -341,7 +320,7 @@ static void __retire_slot(struct xol_area *area, unsigned int slot)
  */
 void retire_slot(struct mm_struct *mm, unsigned long vaddr)
 {
-	struct xol_area *area = mm->uprobes_state.xol_area;
+	struct xol_area *area = xol_area_locked(mm);
 	void *entry;
 
 	mmap_assert_write_locked(mm);
@@ -350,7 +329,7 @@ void retire_slot(struct mm_struct *mm, unsigned long vaddr)
 	mutex_lock(&area->lock);
 	entry = xa_erase(&area->slots, vaddr);
 	if (entry)
-		__retire_slot(area, xa_to_value(entry));
+		retire_slot_locked(area, xa_to_value(entry));
 	mutex_unlock(&area->lock);
 }
 
@@ -413,8 +392,8 @@ static void slots_in_use(struct mm_struct *mm, struct xol_area *area,
  * grace period. Looks at the tasks in @mm (slots_in_use()): only once the
  * backed slots are used.
  */
-static unsigned int __reuse_slot(struct mm_struct *mm, struct xol_area *area,
-				 bool *wait)
+static unsigned int reuse_slot_locked(struct mm_struct *mm, struct xol_area *area,
+				      bool *wait)
 {
 	unsigned long *busy;
 	unsigned int slot;
@@ -502,11 +481,11 @@ static noinline unsigned long get_slot_slow(struct mm_struct *mm,
 	}
 	/* New, or another instruction now at @vaddr: the old slot retires. */
 	if (entry)
-		__retire_slot(area, xa_to_value(entry));
+		retire_slot_locked(area, xa_to_value(entry));
 	*slot = 0;
 	next = area->next;
 	if (next >= area->nr_pages * XOL_SLOTS_PER_PAGE) {
-		next = __reuse_slot(mm, area, &gp_pending);
+		next = reuse_slot_locked(mm, area, &gp_pending);
 		if (!next && grow_xol_area(area))
 			next = area->next;
 		if (!next) {
@@ -536,7 +515,7 @@ static noinline unsigned long get_slot_slow(struct mm_struct *mm,
 		area->next++;
 	if (xa_err(xa_store(&area->slots, vaddr, xa_mk_value(next),
 			    GFP_KERNEL))) {
-		__retire_slot(area, next);	/* nobody entered it */
+		retire_slot_locked(area, next);	/* nobody entered it */
 		goto unlock;
 	}
 	*slot = next;
