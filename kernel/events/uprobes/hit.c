@@ -8,6 +8,15 @@
 #include "internal.h"
 
 /*
+ * Boosting (the default): a copy the architecture can run without a step
+ * trap runs that way. Off, every copy is stepped, as where the
+ * architecture does not boost.
+ */
+static bool uprobe_boost = true;
+module_param_named(boost, uprobe_boost, bool, 0644);
+MODULE_PARM_DESC(boost, "Run out-of-line copies that allow it without a single-step trap");
+
+/*
  * Is the breakpoint at @bp one that a return of current reaches (the
  * trampoline's or the architecture's)? Only a task with pending returns can get there
  * legitimately, which keeps the check off the path of plain hits (without
@@ -771,7 +780,7 @@ run_insn:
 	slot_addr = hit_slot(mm, uprobe, bp, &slot, &g);
 	/* From here to the return to user mode: in the read section. */
 	/* A pending signal waits for the step: it must see the insn done. */
-	if (slot_addr && !task_sigpending(current) &&
+	if (slot_addr && READ_ONCE(uprobe_boost) && !task_sigpending(current) &&
 	    arch_uprobe_boost(&uprobe->arch, regs, slot_addr)) {
 		this_cpu_inc(stats->boosted);
 		goto done;

@@ -1520,6 +1520,30 @@ TEST_F(fe, stats_boosted_add)
 		     self_off("fe_add_insn"), 6, 0, 0, 6);
 }
 
+/*
+ * With uprobes.boost=0 the same add hit N times is HITS=N STEPPED=N: a
+ * distribution can turn boosting off (stock: no parameter, no stats).
+ */
+TEST_F(fe, stats_stepped_add_without_boost)
+{
+	int i, was;
+
+	if (START("fe_stb"))
+		return;
+	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_stb_e", "fe_add_insn",
+			       NULL));
+	if (stats_stock(_metadata))
+		return;
+	was = ut_boost(false);
+	ASSERT_LE(0, was) TH_LOG("no %s", UT_BOOST);
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(i + 1, fa.add(i));
+	EXPECT_EQ(0, ut_boost(was));
+	EXPECT_EQ(6, ut_profile_hits("fe_stb_e"));
+	expect_stats(_metadata, self->grp, "fe_stb_e", ut_self_exe(),
+		     self_off("fe_add_insn"), 6, 0, 6, 0);
+}
+
 /* Deleting an event removes its uprobe_stats line. */
 TEST_F(fe, stats_delete_removes_line)
 {

@@ -139,18 +139,29 @@ bool ut_is_bp(const void *p)
 	return ut_is_bp_in(getpid(), (uintptr_t)p, p);
 }
 
-int ut_jump_sites(bool on)
+/* Set the bool parameter at @path; its old value, -1 if there is none. */
+static int set_bool_param(const char *path, bool on)
 {
-	char *old = ut_read_file(UT_JUMP_SITES, NULL);
+	char *old = ut_read_file(path, NULL);
 	int was;
 
 	if (!old)
 		return -1;
 	was = old[0] == 'Y' || old[0] == '1';
 	free(old);
-	if (ut_write_file(UT_JUMP_SITES, on ? "1" : "0", false))
+	if (ut_write_file(path, on ? "1" : "0", false))
 		return -1;
 	return was;
+}
+
+int ut_jump_sites(bool on)
+{
+	return set_bool_param(UT_JUMP_SITES, on);
+}
+
+int ut_boost(bool on)
+{
+	return set_bool_param(UT_BOOST, on);
 }
 
 /* ---------------------------------------------------------------------- */

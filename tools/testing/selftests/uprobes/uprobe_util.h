@@ -85,6 +85,9 @@ bool ut_is_bp_in(pid_t pid, uint64_t addr, const void *bytes);
  */
 int ut_jump_sites(bool on);
 #define UT_JUMP_SITES	"/sys/module/uprobes/parameters/jump_sites"
+/* Turn boosting on or off (UT_BOOST, ours only); as ut_jump_sites(). */
+int ut_boost(bool on);
+#define UT_BOOST	"/sys/module/uprobes/parameters/boost"
 
 /* ---- generic file helpers ---- */
 
