@@ -9,11 +9,24 @@
 #include "internal.h"
 
 #define AUP_TRAMP_SYSCALL_END	22	/* ip after the trampoline's syscall */
-#define AUP_TRAMP_32		32	/* the 32-bit entry */
+#define AUP_TRAMP_TRAP		32	/* the breakpoint entry */
 #define AUP_TRAMP_SAVED		3	/* words kept below the return slot */
 #define AUP_STUB_BYTES		16	/* one stub of vuretprobe.S */
 
 #ifdef CONFIG_X86_64
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "uprobes."
+
+/*
+ * 64-bit returns come back through the trampoline's system call or a
+ * return stub of the vDSO (the default). Off, they come back to the
+ * trampoline's breakpoint entry, as 32-bit ones do: a trap per return,
+ * and no return stub for unwinders to see through.
+ */
+static bool aup_syscall_returns = true;
+module_param_named(syscall_returns, aup_syscall_returns, bool, 0644);
+MODULE_PARM_DESC(syscall_returns, "64-bit return probes come back through a system call and unwindable vDSO stubs, not a breakpoint");
+
 static const u8 aup_tramp64[AUP_TRAMP_SYSCALL_END] = {
 	0x48, 0x89, 0x44, 0x24, 0xf0,		/* mov %rax,-16(%rsp) */
 	0x48, 0x89, 0x4c, 0x24, 0xe8,		/* mov %rcx,-24(%rsp) */
@@ -68,7 +81,8 @@ static unsigned long aup_vdso_syscall_end(void)
  * @slot: kernel address of XOL slot 0 (UPROBE_XOL_SLOT_BYTES), zeroed
  *
  * The 64-bit entry (aup_tramp64) at 0, an int3 behind its syscall, the
- * 32-bit entry (an int3) at AUP_TRAMP_32, int3 everywhere else; nothing
+ * breakpoint entry (an int3: 32-bit tasks, and 64-bit ones without
+ * syscall returns) at AUP_TRAMP_TRAP, int3 everywhere else; nothing
  * depends on where the slot is mapped.
  */
 void arch_uretprobe_fill_trampoline(void *slot)
@@ -93,10 +107,11 @@ unsigned long arch_uretprobe_trampoline(unsigned long slot,
 	switch (aup_mode(regs)) {
 #ifdef CONFIG_X86_64
 	case AUP_MODE_64:
-		return slot;
+		return READ_ONCE(aup_syscall_returns) ? slot :
+						       slot + AUP_TRAMP_TRAP;
 #endif
 	case AUP_MODE_32:
-		return slot + AUP_TRAMP_32 <= U32_MAX ? slot + AUP_TRAMP_32 : 0;
+		return slot + AUP_TRAMP_TRAP <= U32_MAX ? slot + AUP_TRAMP_TRAP : 0;
 	default:
 		return 0;
 	}
@@ -115,7 +130,7 @@ unsigned long arch_uretprobe_stub(struct pt_regs *regs, unsigned int i)
 #ifdef CONFIG_X86_64
 	unsigned long stubs, bytes;
 
-	if (aup_mode(regs) != AUP_MODE_64)
+	if (aup_mode(regs) != AUP_MODE_64 || !READ_ONCE(aup_syscall_returns))
 		return 0;
 	stubs = aup_vdso_stubs(&bytes);
 	if (!stubs || i >= bytes / AUP_STUB_BYTES)
@@ -141,7 +156,7 @@ bool arch_uretprobe_is_return_addr(unsigned long slot, unsigned long addr)
 	if (stubs && addr - stubs < bytes)
 		return true;
 #endif
-	return addr == slot || addr == slot + AUP_TRAMP_32;
+	return addr == slot || addr == slot + AUP_TRAMP_TRAP;
 }
 
 /**
@@ -223,10 +238,11 @@ unsigned long arch_uretprobe_trap(unsigned long slot, struct pt_regs *regs)
 		if ((slot && bp == slot + AUP_TRAMP_SYSCALL_END) ||
 		    bp == aup_vdso_syscall_end())
 			return aup_tramp_restore(regs);
-		return 0;
+		/* The breakpoint entry: nothing saved, the ret popped 8. */
+		return slot && bp == slot + AUP_TRAMP_TRAP ? regs->sp - 8 : 0;
 #endif
 	case AUP_MODE_32:
-		return slot && bp == slot + AUP_TRAMP_32 ? regs->sp - 4 : 0;
+		return slot && bp == slot + AUP_TRAMP_TRAP ? regs->sp - 4 : 0;
 	default:
 		return 0;
 	}

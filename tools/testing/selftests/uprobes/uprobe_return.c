@@ -99,6 +99,12 @@ noipa long ur_plain(long x)
 	return 7 * x + 3;
 }
 
+/* the address it returns to, as its caller's frame holds it */
+noipa uintptr_t ur_where(void)
+{
+	return (uintptr_t)__builtin_return_address(0);
+}
+
 #define UR_REC_BASE	1000
 
 /* read each time, so that the compiler cannot turn recursion into a loop */
@@ -2004,6 +2010,45 @@ TEST_F(ret, vdso_moved)
 	if (START("ust_rtvdso"))
 		return;
 	vdso_gone_run(_metadata, self, true);
+}
+
+/* ---- 14: returns without the system call layer ---- */
+
+/*
+ * uprobes.syscall_returns=0: a probed call returns to the XOL area (its
+ * breakpoint), not to a vDSO stub, with the right $retval (stock: no
+ * such parameter).
+ */
+TEST_F(ret, trap_returns_without_syscall_returns)
+{
+	uintptr_t lo, hi, at[3];
+	long rets[3];
+	int i, was;
+
+	if (START("ust_rttrap"))
+		return;
+	ASSERT_EQ(0, probe_sym("r", self->grp, "ust_rttrap_r", "ur_where",
+			       "ret=$retval"));
+	was = ut_syscall_returns(false);
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, was);
+		UT_STOCK_FAILS("no %s", UT_SYSCALL_RETURNS);
+		return;
+	}
+	if (was < 0)
+		SKIP(return, "no %s: no system call returns here", UT_SYSCALL_RETURNS);
+	for (i = 0; i < 3; i++)
+		at[i] = ur_where();
+	EXPECT_EQ(0, ut_syscall_returns(was));
+	ASSERT_TRUE(map_range("[uprobes]", &lo, &hi));
+	for (i = 0; i < 3; i++) {
+		EXPECT_TRUE(at[i] >= lo && at[i] < hi)
+			TH_LOG("return %d went to %#lx, not [uprobes] %#lx-%#lx",
+			       i, (unsigned long)at[i], (unsigned long)lo,
+			       (unsigned long)hi);
+		rets[i] = (long)at[i];
+	}
+	expect_rets(_metadata, "ust_rttrap_r", getpid(), rets, 3);
 }
 
 TEST_HARNESS_MAIN

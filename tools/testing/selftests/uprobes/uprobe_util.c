@@ -164,6 +164,11 @@ int ut_boost(bool on)
 	return set_bool_param(UT_BOOST, on);
 }
 
+int ut_syscall_returns(bool on)
+{
+	return set_bool_param(UT_SYSCALL_RETURNS, on);
+}
+
 /* ---------------------------------------------------------------------- */
 /* tracefs                                                                 */
 

@@ -88,6 +88,9 @@ int ut_jump_sites(bool on);
 /* Turn boosting on or off (UT_BOOST, ours only); as ut_jump_sites(). */
 int ut_boost(bool on);
 #define UT_BOOST	"/sys/module/uprobes/parameters/boost"
+/* Turn x86-64's system call returns on or off; as ut_jump_sites(). */
+int ut_syscall_returns(bool on);
+#define UT_SYSCALL_RETURNS	"/sys/module/uprobes/parameters/syscall_returns"
 
 /* ---- generic file helpers ---- */
 
