@@ -42,6 +42,9 @@ typedef long long s64;
 #define NOKPROBE_SYMBOL(fn)	extern int aup_test_nokprobe_unused
 #define nokprobe_inline	inline
 #define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define module_param_named(name, var, type, perm)		\
+	extern int aup_test_param_unused
+#define MODULE_PARM_DESC(name, desc)	extern int aup_test_param_unused
 #define get_unaligned(p)					\
 ({								\
 	__typeof__(*(p)) __v;					\
