@@ -356,16 +356,16 @@ static const struct tcase cases[] = {
 	EM("48 90", AUP_EM_NOP, IP),
 	EM("f3 90", AUP_EM_NOP, IP),			/* pause */
 	EM("66 90", AUP_EM_NOP, IP),
-	EM("0f 1f 00", AUP_EM_NOP, IP),
-	EM("0f 1f 40 00", AUP_EM_NOP, IP),
-	EM("0f 1f 44 00 00", AUP_EM_NOP, IP),
-	EM("66 0f 1f 44 00 00", AUP_EM_NOP, IP),
-	EM("0f 1f 80 00 00 00 00", AUP_EM_NOP, IP),
-	EM("66 2e 0f 1f 84 00 00 00 00 00", AUP_EM_NOP, IP),
-	EM("66 66 2e 0f 1f 84 00 00 00 00 00", AUP_EM_NOP, IP),
-	RIPE("0f 1f 05 00 00 00 00", AUP_EM_NOP, IP, 6, "0f 1f 86 00 00 00 00"),
-	EM("f3 0f 1e fa", AUP_EM_NOP, IP),		/* endbr64 */
-	EM("f3 0f 1e fb", AUP_EM_NOP, IP),		/* endbr32 */
+	EM("0f 1f 00", AUP_EM_NOPL, IP),
+	EM("0f 1f 40 00", AUP_EM_NOPL, IP),
+	EM("0f 1f 44 00 00", AUP_EM_NOPL, IP),
+	EM("66 0f 1f 44 00 00", AUP_EM_NOPL, IP),
+	EM("0f 1f 80 00 00 00 00", AUP_EM_NOPL, IP),
+	EM("66 2e 0f 1f 84 00 00 00 00 00", AUP_EM_NOPL, IP),
+	EM("66 66 2e 0f 1f 84 00 00 00 00 00", AUP_EM_NOPL, IP),
+	RIPE("0f 1f 05 00 00 00 00", AUP_EM_NOPL, IP, 6, "0f 1f 86 00 00 00 00"),
+	EM("f3 0f 1e fa", AUP_EM_NOPL, IP),		/* endbr64 */
+	EM("f3 0f 1e fb", AUP_EM_NOPL, IP),		/* endbr32 */
 	ST("f3 48 0f 1e c8", IP),			/* rdsspq %rax */
 	ST("0f 1e fa", IP),				/* hint nop /7 */
 	/* push, mov, lea */
@@ -557,8 +557,7 @@ static void test_table(void)
 		if (c->scratch != ANY)
 			CHECK(p->scratch == c->scratch, "%s: scratch %d want %d", c->hex,
 			      p->scratch, c->scratch);
-		CHECK(p->boostable == (p->exec == AUP_STEP &&
-				       !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH))),
+		CHECK(p->boostable == !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH)),
 		      "%s: boostable %d", c->hex, p->boostable);
 		if (c->xol) {
 			CHECK(parse_hex(c->xol, x, 15) == p->xol_len &&
@@ -1102,6 +1101,63 @@ static void test_boost(void)
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
 	CHECK(!arch_uprobe_boost(&au, &r, slot) && r.ip == v, "lds: refused in 32-bit code");
+}
+
+/* uprobes.emulate=0: the base set is emulated, the rest boosted or stepped. */
+static void test_emulate_param(void)
+{
+	static const struct {
+		const char *hex;
+		bool emulated, boosted;
+	} c[] = {
+		{ "90", true, true },			/* nop */
+		{ "f3 90", true, true },		/* pause */
+		{ "53", true, true },			/* push %rbx */
+		{ "e8 00 01 00 00", true, false },	/* call rel32 */
+		{ "eb 10", true, false },		/* jmp rel8 */
+		{ "0f 84 00 01 00 00", true, false },	/* je rel32 */
+		{ "0f 1f 44 00 00", false, true },	/* nopl */
+		{ "f3 0f 1e fa", false, true },		/* endbr64 */
+		{ "6a 01", false, true },		/* push $1 */
+		{ "48 89 f8", false, true },		/* mov %rdi, %rax */
+		{ "48 8d 44 7f 01", false, true },	/* lea 1(%rdi,%rdi,2) */
+		{ "9c", false, false },			/* pushf */
+		{ "e2 10", false, false },		/* loop */
+		{ "48 8b 05 00 10 00 00", false, false }, /* mov 0x1000(%rip) */
+		{ "ff 15 00 10 00 00", false, false },	/* call *0x1000(%rip) */
+	};
+	unsigned long v = 0x400000, slot = 0x7fff0000;
+	struct arch_uprobe au;
+	struct pt_regs r, r0;
+	unsigned int i;
+
+	test_task.tif = 0;
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		analyze_hex(&au, c[i].hex, false);
+		CHECK(PL(&au, false)->exec == AUP_EMULATE, "%s: emulated by default", c[i].hex);
+		static_branch_disable(&aup_emulate_all);
+		regs_init(&r, v);
+		r.sp = (unsigned long)ustack + sizeof(ustack) / 2;
+		r0 = r;
+		if (c[i].emulated) {
+			CHECK(arch_uprobe_skip_sstep(&au, &r), "%s: still emulated", c[i].hex);
+		} else {
+			CHECK(!arch_uprobe_skip_sstep(&au, &r) && !memcmp(&r, &r0, sizeof(r)),
+			      "%s: not emulated", c[i].hex);
+			CHECK(PL(&au, false)->boostable == c[i].boosted &&
+			      arch_uprobe_boost(&au, &r, slot) == c[i].boosted,
+			      "%s: boosted %d", c[i].hex, c[i].boosted);
+			CHECK(!arch_uprobe_jump_len(&au, &r0) ==
+			      (!c[i].boosted || PL(&au, false)->len < 5),
+			      "%s: jump site only if boosted", c[i].hex);
+		}
+		static_branch_enable(&aup_emulate_all);
+		regs_init(&r, v);
+		r.sp = (unsigned long)ustack + sizeof(ustack) / 2;
+		/* (the RIP-relative ones would read an unmapped address) */
+		if (!PL(&au, false)->scratch)
+			CHECK(arch_uprobe_skip_sstep(&au, &r), "%s: emulated again", c[i].hex);
+	}
 }
 
 static void test_jcc(void)
@@ -3231,6 +3287,7 @@ int main(int argc, char **argv)
 	test_load_store();
 	test_emulate_watch();
 	test_boost();
+	test_emulate_param();
 	test_step();
 	test_uretprobe();
 	test_notifiers();

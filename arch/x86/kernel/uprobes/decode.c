@@ -239,10 +239,10 @@ static int aup_classify_emulation(struct arch_uprobe_plan *p,
 	if (d->map == 1) {
 		if (op == 0x1f && aup_modreg(d) == 0 &&		/* nopl */
 		    !d->rep && !d->repne)
-			goto nop;
+			goto nopl;
 		if (op == 0x1e && d->rep && !d->opsz && !d->repne &&
 		    !d->rex && (d->modrm == 0xfa || d->modrm == 0xfb))
-			goto nop;				/* endbr */
+			goto nopl;				/* endbr */
 		if (op >= 0x80 && op <= 0x8f) {			/* jcc rel32 */
 			p->cond = op & 0xf;
 			return aup_relbr(p, d, AUP_EM_JCC, true);
@@ -338,6 +338,10 @@ static int aup_classify_emulation(struct arch_uprobe_plan *p,
 nop:
 	p->exec = AUP_EMULATE;
 	p->emul = AUP_EM_NOP;
+	return 0;
+nopl:
+	p->exec = AUP_EMULATE;
+	p->emul = AUP_EM_NOPL;
 	return 0;
 }
 
@@ -491,11 +495,13 @@ static bool aup_decoded_ok(const struct aup_decoded *d)
 	return d->insn.attr || aup_known_bare(d);
 }
 
-/* The planned step needs nothing from the kernel after the copy ran. */
+/*
+ * The copy needs nothing from the kernel after it ran. Emulated classes
+ * are judged by their copy too: it runs when a hit does not emulate.
+ */
 static bool aup_boostable(const struct arch_uprobe_plan *p)
 {
-	return p->exec == AUP_STEP &&
-	       !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH));
+	return !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH));
 }
 
 /* Decode @bytes for one mode and fill in the plan, or return why not. */

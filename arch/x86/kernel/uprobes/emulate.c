@@ -9,6 +9,43 @@
  */
 #include "internal.h"
 
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "uprobes."
+
+/*
+ * Every class of enum aup_emul is emulated (the default); off, only the
+ * base set of aup_emulates() is, and the rest run from their slots. A
+ * static key, so that the default costs a hit nothing.
+ */
+DEFINE_STATIC_KEY_TRUE(aup_emulate_all);
+
+static int aup_emulate_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (on)
+		static_branch_enable(&aup_emulate_all);
+	else
+		static_branch_disable(&aup_emulate_all);
+	return 0;
+}
+
+static int aup_emulate_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%c\n",
+		       static_key_enabled(&aup_emulate_all) ? 'Y' : 'N');
+}
+
+static const struct kernel_param_ops aup_emulate_ops = {
+	.set = aup_emulate_set,
+	.get = aup_emulate_get,
+};
+module_param_cb(emulate, &aup_emulate_ops, NULL, 0644);
+MODULE_PARM_DESC(emulate, "Emulate every instruction class uprobes can (0: relative branches, 0x90 nops and push of a register only)");
+
 /* pt_regs offset of each general register, in encoding order. */
 const u8 aup_reg_off[AUP_NR_REGS] = {
 	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
@@ -237,6 +274,7 @@ static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
 	ip = next;
 	switch (p->emul) {
 	case AUP_EM_NOP:
+	case AUP_EM_NOPL:
 		break;
 	case AUP_EM_PUSH:
 		if (!aup_push(p, regs, *aup_regp(regs, p->reg)))
@@ -315,23 +353,23 @@ static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
  *
  * Context: process context, may fault on user memory.
  *
- * Return: true if done; false if the instruction must be stepped instead
- * (not emulated in the task's mode, the program single-steps, or a memory
- * access would fault: the step will deliver the fault). Nothing is changed
- * when false is returned.
+ * Return: true if done; false if the instruction must run from its slot
+ * instead (not emulated in the task's mode or with uprobes.emulate=0, the
+ * program single-steps, or a memory access would fault: the copy will
+ * deliver the fault). Nothing is changed when false is returned.
  */
 bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
 {
 	const struct arch_uprobe_plan *p = aup_plan(au, regs);
 
-	if (!p || p->exec != AUP_EMULATE)
+	if (!p || !aup_emulates(p))
 		return false;
 	/* A program being stepped must trap after this very instruction. */
 	if ((regs->flags & X86_EFLAGS_TF) ||
 	    (read_thread_flags() & (_TIF_SINGLESTEP | _TIF_BLOCKSTEP)))
 		return false;
 	/* Function entries and SDT markers: no data, no branch. */
-	if (p->emul == AUP_EM_NOP) {
+	if (p->emul <= AUP_EM_NOPL) {
 		regs->ip = aup_trunc(p, regs->ip + p->len);
 		return true;
 	}

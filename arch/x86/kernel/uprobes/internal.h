@@ -26,6 +26,7 @@
 #ifndef _ARCH_X86_KERNEL_UPROBES_INTERNAL_H
 #define _ARCH_X86_KERNEL_UPROBES_INTERNAL_H
 
+#include <linux/jump_label.h>
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/mmu_context.h>
@@ -47,7 +48,8 @@
 /* How an emulated instruction is carried out (arch_uprobe_plan.emul). */
 enum aup_emul {
 	AUP_EM_NONE,
-	AUP_EM_NOP,		/* nothing but ip += len */
+	AUP_EM_NOP,		/* 0x90 with prefixes (pause): ip += len */
+	AUP_EM_NOPL,		/* 0f 1f /0 of any length, endbr: ip += len */
 	AUP_EM_PUSH,		/* push reg */
 	AUP_EM_PUSH_IMM,	/* push sign-extended rel */
 	AUP_EM_PUSHF,		/* push flags */
@@ -91,6 +93,32 @@ enum aup_emul {
 
 /* pt_regs offset of each general register, in encoding order. */
 extern const u8 aup_reg_off[AUP_NR_REGS];
+
+/* uprobes.emulate (emulate.c): every class of enum aup_emul emulated */
+DECLARE_STATIC_KEY_TRUE(aup_emulate_all);
+
+/*
+ * Does a hit emulate the instruction of @p? With uprobes.emulate=0 only
+ * the base set is: relative jmp, call and jcc, the 0x90 nops and push of
+ * a register; the others run from their slot.
+ */
+static inline bool aup_emulates(const struct arch_uprobe_plan *p)
+{
+	if (p->exec != AUP_EMULATE)
+		return false;
+	if (static_branch_likely(&aup_emulate_all))
+		return true;
+	switch (p->emul) {
+	case AUP_EM_NOP:
+	case AUP_EM_PUSH:
+	case AUP_EM_JMP:
+	case AUP_EM_JCC:
+	case AUP_EM_CALL:
+		return true;
+	default:
+		return false;
+	}
+}
 
 static inline unsigned long *aup_regp(struct pt_regs *regs, unsigned int reg)
 {

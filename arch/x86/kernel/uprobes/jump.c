@@ -42,7 +42,7 @@ unsigned int arch_uprobe_jump_len(struct arch_uprobe *au, struct pt_regs *regs)
 {
 	const struct arch_uprobe_plan *p = &au->plan[AUP_MODE_64];
 
-	if (p->err || (p->exec != AUP_EMULATE && !p->boostable) ||
+	if (p->err || (!aup_emulates(p) && !p->boostable) ||
 	    p->len < AUP_JUMP_LEN || aup_mode(regs) != AUP_MODE_64 ||
 	    (regs->flags & X86_EFLAGS_TF) ||
 	    (read_thread_flags() & (_TIF_SINGLESTEP | _TIF_BLOCKSTEP)))
