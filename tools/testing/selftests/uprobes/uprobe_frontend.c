@@ -1544,6 +1544,56 @@ TEST_F(fe, stats_stepped_add_without_boost)
 		     self_off("fe_add_insn"), 6, 0, 6, 0);
 }
 
+/*
+ * With uprobes.emulate=0 a mov between registers hit N times is HITS=N
+ * BOOSTED=N, its result exact (stock: no parameter, no stats).
+ */
+TEST_F(fe, stats_boosted_mov_without_emulation)
+{
+	int i, was;
+
+	if (START("fe_sme"))
+		return;
+	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_sme_e", "fe_pass", NULL));
+	if (stats_stock(_metadata))
+		return;
+	was = ut_emulate(false);
+	ASSERT_LE(0, was) TH_LOG("no %s", UT_EMULATE);
+	for (i = 0; i < 6; i++) {
+		const void *p = (const char *)&fa + i;
+
+		EXPECT_EQ(p, fa.passcall(p));
+	}
+	EXPECT_EQ(0, ut_emulate(was));
+	EXPECT_EQ(6, ut_profile_hits("fe_sme_e"));
+	expect_stats(_metadata, self->grp, "fe_sme_e", ut_self_exe(),
+		     self_off("fe_pass"), 6, 0, 0, 6);
+}
+
+/*
+ * With uprobes.emulate=0 a one-byte nop hit N times is still HITS=N
+ * EMULATED=N: the base set stays emulated (stock: no parameter).
+ */
+TEST_F(fe, stats_emulated_nop_without_emulation)
+{
+	int i, was;
+
+	if (START("fe_sne"))
+		return;
+	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_sne_e", "fe_nop_insn",
+			       NULL));
+	if (stats_stock(_metadata))
+		return;
+	was = ut_emulate(false);
+	ASSERT_LE(0, was) TH_LOG("no %s", UT_EMULATE);
+	for (i = 0; i < 7; i++)
+		EXPECT_EQ(i + 1, fa.nop(i));
+	EXPECT_EQ(0, ut_emulate(was));
+	EXPECT_EQ(7, ut_profile_hits("fe_sne_e"));
+	expect_stats(_metadata, self->grp, "fe_sne_e", ut_self_exe(),
+		     self_off("fe_nop_insn"), 7, 7, 0, 0);
+}
+
 /* Deleting an event removes its uprobe_stats line. */
 TEST_F(fe, stats_delete_removes_line)
 {

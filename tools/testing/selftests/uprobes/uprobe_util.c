@@ -139,6 +139,18 @@ bool ut_is_bp(const void *p)
 	return ut_is_bp_in(getpid(), (uintptr_t)p, p);
 }
 
+int ut_bool_param(const char *path)
+{
+	char *v = ut_read_file(path, NULL);
+	int on;
+
+	if (!v)
+		return -1;
+	on = v[0] == 'Y' || v[0] == '1';
+	free(v);
+	return on;
+}
+
 /* Set the bool parameter at @path; its old value, -1 if there is none. */
 static int set_bool_param(const char *path, bool on)
 {
@@ -167,6 +179,11 @@ int ut_boost(bool on)
 int ut_syscall_returns(bool on)
 {
 	return set_bool_param(UT_SYSCALL_RETURNS, on);
+}
+
+int ut_emulate(bool on)
+{
+	return set_bool_param(UT_EMULATE, on);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -85,12 +85,17 @@ bool ut_is_bp_in(pid_t pid, uint64_t addr, const void *bytes);
  */
 int ut_jump_sites(bool on);
 #define UT_JUMP_SITES	"/sys/module/uprobes/parameters/jump_sites"
+/* The bool parameter at @path: 1 on, 0 off, -1 if there is none. */
+int ut_bool_param(const char *path);
 /* Turn boosting on or off (UT_BOOST, ours only); as ut_jump_sites(). */
 int ut_boost(bool on);
 #define UT_BOOST	"/sys/module/uprobes/parameters/boost"
 /* Turn x86-64's system call returns on or off; as ut_jump_sites(). */
 int ut_syscall_returns(bool on);
 #define UT_SYSCALL_RETURNS	"/sys/module/uprobes/parameters/syscall_returns"
+/* Turn x86's emulation beyond the base set on or off; as ut_jump_sites(). */
+int ut_emulate(bool on);
+#define UT_EMULATE	"/sys/module/uprobes/parameters/emulate"
 
 /* ---- generic file helpers ---- */
 
