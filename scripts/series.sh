@@ -10,7 +10,9 @@
 #   series.sh check   the series applied with git am, one patch at a time, to a fresh git
 #                     repo of the base tree, with the x86_64 fast config built after each
 #                     (CHECK_ARCHS="arm64 i386" builds those after each patch too; by default
-#                     they are built after the last one); at each layer's boundary (a
+#                     they are built after the last one; a patch that changes nothing an
+#                     architecture compiles is not built again for it, builds_for()); at
+#                     each layer's boundary (a
 #                     "boundary" line of the series file) the tree booted and the whole suite
 #                     run on it (harness.sh check IMPL=series SERIES_TREE=...; SERIES_SUITES=0
 #                     skips that); the final tree byte-identical to IMPL=ours
@@ -330,8 +332,25 @@ build_tree() {
 	}
 }
 
+# Does patch file $1 change anything the $2 build (x86_64, arm64, i386) compiles? Not when
+# it touches only Documentation/, tools/, MAINTAINERS and other architectures' arch/ trees:
+# the tree that build sees is then the one of the patch before, built already.
+builds_for() {
+	local f mine
+	case $2 in x86_64 | i386) mine=arch/x86/ ;; *) mine=arch/$2/ ;; esac
+	while read -r f; do
+		case $f in
+		Documentation/* | tools/* | MAINTAINERS) ;;
+		"$mine"*) return 0 ;;
+		arch/*/*) ;;
+		*) return 0 ;;
+		esac
+	done < <(sed -n 's,^diff --git a/\([^ ]*\) b/.*,\1,p' "$1")
+	return 1
+}
+
 cmd_check() {
-	local p n=0 tree=$B/series-check t0=$SECONDS arch
+	local p n=0 tree=$B/series-check t0=$SECONDS arch built
 	[ -f "$OUT/0000-cover-letter.patch" ] || die "no series: run 'make series' first"
 	ARCH=arm64 "$TOP/scripts/harness.sh" deps	# the arm64 cross compiler
 	set_ident
@@ -345,10 +364,13 @@ cmd_check() {
 	for p in $(patch_files); do
 		n=$((n + 1))
 		git -C "$tree" am -q "$p" || die "git am ${p##*/} failed"
+		built=()
 		for arch in x86_64 ${CHECK_ARCHS:-}; do
+			builds_for "$p" "$arch" || continue
 			build_tree "$tree" "$arch" || die "${p##*/}: the $arch build fails"
+			built+=("$arch")
 		done
-		say "${p##*/}: applies, builds ($((SECONDS - t0)) s)"
+		say "${p##*/}: applies, builds (${built[*]:-nothing it changes is built}; $((SECONDS - t0)) s)"
 		name=${boundary[$n]:-}
 		[ -n "$name" ] && [ "${SERIES_SUITES:-1}" != 0 ] || continue
 		say "boundary '$name' after patch $n: the whole suite on this tree"
