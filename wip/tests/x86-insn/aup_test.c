@@ -427,11 +427,17 @@ static const struct tcase cases[] = {
 	ST("f2 c3", AUP_FIX_BRANCH),
 	ST("f3 c3", AUP_FIX_BRANCH),
 	NO("66 c3"),
-	ST("ff d0", AUP_FIX_CALL | AUP_FIX_BRANCH),
-	ST("41 ff d3", AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("ff d0", AUP_EM_CALL_REG, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("41 ff d3", AUP_EM_CALL_REG, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("ff 10", AUP_EM_CALL_IND, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("ff 54 24 08", AUP_EM_CALL_IND, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("41 ff 54 24 08", AUP_EM_CALL_IND, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("ff 14 c5 00 10 00 00", AUP_EM_CALL_IND, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("f2 ff 50 10", AUP_EM_CALL_IND, AUP_FIX_CALL | AUP_FIX_BRANCH),
+	ST("67 ff 10", AUP_FIX_CALL | AUP_FIX_BRANCH),	/* addr32: stepped */
 	ST("ff e0", AUP_FIX_BRANCH),
 	ST("3e ff e0", AUP_FIX_BRANCH),			/* notrack jmp *%rax */
-	ST("3e ff d0", AUP_FIX_CALL | AUP_FIX_BRANCH),
+	EM("3e ff d0", AUP_EM_CALL_REG, AUP_FIX_CALL | AUP_FIX_BRANCH),
 	ST("ff 24 c5 00 10 00 00", AUP_FIX_BRANCH),
 	NO("66 ff d0"),
 	RIPE("ff 25 00 10 00 00", AUP_EM_JMP_MEM, AUP_FIX_BRANCH, 6, "ff a6 00 10 00 00"),
@@ -519,6 +525,7 @@ static const struct tcase cases[] = {
 	ST32("61", IP),					/* popa */
 	ST32("c5 f8 28 c1", IP),			/* vex */
 	ST32("ff 15 00 10 00 00", AUP_FIX_CALL | AUP_FIX_BRANCH),
+	ST32("ff d0", AUP_FIX_CALL | AUP_FIX_BRANCH),
 	NO32("c4 00"), NO32("c5 00"), NO32("cd 80"), NO32("0f 34"),
 	NO32("1f"), NO32("07"), NO32("17"), NO32("66 e8 00 00"),
 	NO32("9a 00 00 00 00 23 00"), NO32("ea 00 00 00 00 23 00"),
@@ -2069,6 +2076,9 @@ static void check_stream(struct stream *s)
 		} else {
 			st_step++;
 			st_boost += PL(&au, false)->boostable;
+			/* AUP_STEPPED=1: list what a hit would single-step */
+			if (!PL(&au, false)->boostable && getenv("AUP_STEPPED"))
+				printf("stepped: %s %#lx\n", cur_file, s->start + s->off[i]);
 		}
 		if (!ret && (PL(&au, false)->fixups & AUP_FIX_SCRATCH))
 			st_riprel++;
@@ -2860,8 +2870,8 @@ static bool check_accesses(const struct arch_uprobe_plan *p, const struct pt_reg
 				sprintf(why, "load reported at %#lx", accesses[i].addr);
 				return false;
 			}
-			if ((p->emul == AUP_EM_JMP_MEM || p->emul == AUP_EM_CALL_MEM) &&
-			    v != out->ip) {
+			if ((p->emul == AUP_EM_JMP_MEM || p->emul == AUP_EM_CALL_MEM ||
+			     p->emul == AUP_EM_CALL_IND) && v != out->ip) {
 				sprintf(why, "pointer reported at %#lx", accesses[i].addr);
 				return false;
 			}
@@ -2881,9 +2891,15 @@ static bool check_accesses(const struct arch_uprobe_plan *p, const struct pt_reg
 	}
 	switch (p->emul) {
 	case AUP_EM_PUSH: case AUP_EM_PUSH_IMM: case AUP_EM_PUSHF:
-	case AUP_EM_CALL: case AUP_EM_CALL_MEM:
+	case AUP_EM_CALL: case AUP_EM_CALL_MEM: case AUP_EM_CALL_REG:
+	case AUP_EM_CALL_IND:
 		if (!push) {
 			sprintf(why, "push not shown");
+			return false;
+		}
+		if ((p->emul == AUP_EM_CALL_REG && nr_accesses != 1) ||
+		    (p->emul == AUP_EM_CALL_IND && nr_accesses != 2)) {
+			sprintf(why, "%d accesses", nr_accesses);
 			return false;
 		}
 		break;

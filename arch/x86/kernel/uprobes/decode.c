@@ -317,18 +317,34 @@ static int aup_classify_emulation(struct arch_uprobe_plan *p,
 			return 0;
 		p->cond = op & 3;
 		return aup_relbr(p, d, AUP_EM_LOOP, false);
-	case 0xff:				/* jmp/call *disp32(%rip) */
-		if (p->ia32 || d->modrm != (aup_modreg(d) << 3 | 5))
-			return 0;
+	case 0xff:				/* indirect jmp and call */
 		if (aup_modreg(d) != 2 && aup_modreg(d) != 4)
 			return 0;
 		/* bnd (f2) and notrack (3e) only */
 		if (d->opsz || d->adsz || d->rep || d->fsgs ||
 		    (d->seg && d->seg != 0x3e))
 			return 0;
-		p->rel = d->insn.displacement.value;
-		p->emul = aup_modreg(d) == 2 ? AUP_EM_CALL_MEM :
-						AUP_EM_JMP_MEM;
+		if (!p->ia32 && d->modrm == (aup_modreg(d) << 3 | 5)) {
+			/* jmp/call *disp32(%rip) */
+			p->rel = d->insn.displacement.value;
+			p->emul = aup_modreg(d) == 2 ? AUP_EM_CALL_MEM :
+							AUP_EM_JMP_MEM;
+			break;
+		}
+		/*
+		 * jmp *reg and jmp *mem are boosted; call *reg and call *mem
+		 * are emulated in 64-bit code only (a 32-bit target's limit
+		 * checks are the CPU's).
+		 */
+		if (aup_modreg(d) != 2 || p->ia32)
+			return 0;
+		if (aup_mod(d) == 3) {			/* call *reg */
+			p->src = X86_MODRM_RM(d->modrm) | b;
+			p->emul = AUP_EM_CALL_REG;
+		} else {				/* call *mem */
+			aup_lea(p, d);
+			p->emul = AUP_EM_CALL_IND;
+		}
 		break;
 	default:
 		return 0;

@@ -182,11 +182,21 @@ static bool aup_loop(const struct arch_uprobe_plan *p, struct pt_regs *regs)
 	return !(regs->flags & X86_EFLAGS_ZF) == !p->cond;
 }
 
-static bool aup_get_ptr(struct pt_regs *regs, unsigned long addr,
+/* A code pointer (a word of the task's mode) at user @addr. */
+static bool aup_get_ptr(const struct arch_uprobe_plan *p,
+			struct pt_regs *regs, unsigned long addr,
 			unsigned long *val)
 {
 	u64 v;
+	u32 v32;
 
+	if (p->ia32) {
+		if (!aup_aligned(regs, addr, 4) ||
+		    get_user(v32, (u32 __user *)addr))
+			return false;
+		*val = v32;
+		return true;
+	}
 	if (!aup_aligned(regs, addr, 8) || get_user(v, (u64 __user *)addr))
 		return false;
 	*val = v;
@@ -212,14 +222,13 @@ static unsigned long aup_lea_value(const struct arch_uprobe_plan *p,
  * watchpoints armed for the task, as the CPU shows an instruction's: one
  * trap after it, with the registers it left, and one SIGTRAP if a
  * debugger's watchpoint matched (DR6 then reads as after that #DB).
- * @next: the address after the instruction.
+ * @mem: the address of the instruction's memory operand, if any.
  */
 static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
-		      unsigned long next)
+		      unsigned long mem)
 {
 	struct thread_struct *t = &current->thread;
 	unsigned int word = p->ia32 ? 4 : 8;
-	unsigned long mem = aup_trunc(p, next + p->rel);
 	unsigned long dr6 = t->virtual_dr6;
 	bool hit = false;
 
@@ -237,7 +246,13 @@ static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 	case AUP_EM_PUSH_IMM:
 	case AUP_EM_PUSHF:
 	case AUP_EM_CALL:
+	case AUP_EM_CALL_REG:
 		hit = hw_breakpoint_user_access(regs, regs->sp, word, true);
+		break;
+	case AUP_EM_CALL_IND:
+		hit = hw_breakpoint_user_access(regs, regs->sp, word, true);
+		if (hw_breakpoint_user_access(regs, mem, word, false))
+			hit = true;
 		break;
 	case AUP_EM_LOAD:
 		hit = hw_breakpoint_user_access(regs, mem, p->opnd, false);
@@ -268,10 +283,11 @@ static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
 				 struct pt_regs *regs)
 {
-	unsigned long next, ip, val;
+	unsigned long next, ip, val, mem;
 
 	next = aup_trunc(p, regs->ip + p->len);
 	ip = next;
+	mem = aup_trunc(p, next + p->rel);	/* RIP-relative operands */
 	switch (p->emul) {
 	case AUP_EM_NOP:
 	case AUP_EM_NOPL:
@@ -329,17 +345,29 @@ static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
 		break;
 	case AUP_EM_JMP_MEM:
 	case AUP_EM_CALL_MEM:
-		if (!aup_get_ptr(regs, next + p->rel, &ip) ||
+		if (!aup_get_ptr(p, regs, next + p->rel, &ip) ||
 		    !aup_target_ok(p, ip))
 			return false;
 		if (p->emul == AUP_EM_CALL_MEM && !aup_push(p, regs, next))
+			return false;
+		break;
+	case AUP_EM_CALL_REG:
+		/* The target is read before the push moves the stack. */
+		ip = aup_trunc(p, *aup_regp(regs, p->src));
+		if (!aup_target_ok(p, ip) || !aup_push(p, regs, next))
+			return false;
+		break;
+	case AUP_EM_CALL_IND:
+		mem = aup_lea_value(p, regs, next);
+		if (!aup_get_ptr(p, regs, mem, &ip) || !aup_target_ok(p, ip) ||
+		    !aup_push(p, regs, next))
 			return false;
 		break;
 	default:
 		return false;
 	}
 	regs->ip = ip;
-	aup_watch(p, regs, next);
+	aup_watch(p, regs, mem);
 	return true;
 }
 

@@ -61,6 +61,8 @@ enum aup_emul {
 	AUP_EM_LOOP,		/* loopne/loope/loop/jrcxz: cond = opcode & 3 */
 	AUP_EM_JMP_MEM,		/* ip = *(next + rel) */
 	AUP_EM_CALL_MEM,	/* push next; ip = *(next + rel) */
+	AUP_EM_CALL_REG,	/* push next; ip = src */
+	AUP_EM_CALL_IND,	/* push next; ip = *(lea), a word */
 	AUP_EM_LOAD,		/* reg = *(next + rel), opnd bytes */
 	AUP_EM_STORE,		/* *(next + rel) = src, opnd bytes */
 };

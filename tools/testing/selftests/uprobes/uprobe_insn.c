@@ -1242,6 +1242,26 @@ TEST_F(insn, jmp)
 }
 
 #if defined(__x86_64__)
+static long ui_ind_callee(long x)
+{
+	return 3 * x;
+}
+
+/*
+ * A probed call through a pointer at the top of the stack reads the
+ * pointer before it pushes the return address over it: call *(%rsp).
+ */
+TEST_F(insn, call_mem)
+{
+	long (*fn)(long) = ui_ind_callee;
+
+	if (PROBE("call_mem"))
+		return;
+	EXPECT_EQ(3 * 7 + 1, ui_call_mem(&fn, 7));
+	EXPECT_EQ(3 * 9 + 1, ui_call_mem(&fn, 9));
+	EXPECT_EQ(2, HITS());
+}
+
 /* A probed jmp with a 32-bit displacement. */
 TEST_F(insn, jmp32)
 {

@@ -107,6 +107,23 @@ LABEL(ui_mov_insn)
 	ret
 END(ui_mov)
 
+/*
+ * long ui_call_mem(long (**fnp)(long), long x): (*fnp)(x) + 1 -- the
+ * pointer at the top of the stack, so the call reads it at the %rsp it
+ * then moves: call *(%rsp)
+ */
+FUNC(ui_call_mem)
+	sub	$8, %rsp
+	mov	(%rdi), %rax
+	mov	%rax, (%rsp)
+	mov	%rsi, %rdi
+LABEL(ui_call_mem_insn)
+	call	*(%rsp)
+	add	$8, %rsp
+	add	$1, %rax
+	ret
+END(ui_call_mem)
+
 /* long ui_add(long x, long y): x + y plus the carry of that addition */
 FUNC(ui_add)
 	mov	%rdi, %rax
