@@ -10,8 +10,10 @@
 #   series.sh check   the series applied with git am, one patch at a time, to a fresh git
 #                     repo of the base tree, with the x86_64 fast config built after each
 #                     (CHECK_ARCHS="arm64 i386" builds those after each patch too; by default
-#                     they are built after the last one; a patch that changes nothing an
-#                     architecture compiles is not built again for it, builds_for()); at
+#                     they are built after the last one; SERIES_EACH="arm64 i386" builds only
+#                     those after each patch, with SERIES_SUITES=0; a patch that changes
+#                     nothing an architecture compiles is not built again for it,
+#                     builds_for()); at
 #                     each layer's boundary (a
 #                     "boundary" line of the series file) the tree booted and the whole suite
 #                     run on it (harness.sh check IMPL=series SERIES_TREE=...; SERIES_SUITES=0
@@ -350,7 +352,12 @@ builds_for() {
 }
 
 cmd_check() {
-	local p n=0 tree=$B/series-check t0=$SECONDS arch built
+	local p n=0 tree=$B/series-check t0=$SECONDS arch built each
+	# SERIES_EACH: the architectures built after each patch (x86_64 and CHECK_ARCHS)
+	each=${SERIES_EACH:-x86_64 ${CHECK_ARCHS:-}}
+	case " $each " in *" x86_64 "*) ;; *)
+		[ "${SERIES_SUITES:-1}" = 0 ] || die "the boundary suites need x86_64 in SERIES_EACH" ;;
+	esac
 	[ -f "$OUT/0000-cover-letter.patch" ] || die "no series: run 'make series' first"
 	ARCH=arm64 "$TOP/scripts/harness.sh" deps	# the arm64 cross compiler
 	set_ident
@@ -365,7 +372,7 @@ cmd_check() {
 		n=$((n + 1))
 		git -C "$tree" am -q "$p" || die "git am ${p##*/} failed"
 		built=()
-		for arch in x86_64 ${CHECK_ARCHS:-}; do
+		for arch in $each; do
 			builds_for "$p" "$arch" || continue
 			build_tree "$tree" "$arch" || die "${p##*/}: the $arch build fails"
 			built+=("$arch")
@@ -382,7 +389,7 @@ cmd_check() {
 			"$B/logs/series-$name-fast/stamp")")
 	done
 	for arch in arm64 i386; do
-		case " ${CHECK_ARCHS:-} " in *" $arch "*) continue ;; esac
+		case " $each " in *" $arch "*) continue ;; esac
 		build_tree "$tree" "$arch" || die "the $arch build after the last patch fails"
 		say "$arch builds after the last patch"
 	done
