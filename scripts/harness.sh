@@ -696,15 +696,48 @@ build_ubench() {
 		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
 }
 
+# The exccount plugin's arguments for the kernel of $OBJ and the ubench of dir $1: the entries
+# of int3, #DB, the 64-bit system call and the page fault, and ub_mark().
+exccount_args() {
+	local map=$OBJ/System.map sym a args=
+	for sym in bp:asm_exc_int3 db:asm_exc_debug sys:entry_SYSCALL_64 pf:asm_exc_page_fault; do
+		a=$(awk -v s="${sym#*:}" '$3 == s { print $1; exit }' "$map")
+		[ -n "$a" ] || die "no ${sym#*:} in $map"
+		args+=",${sym%%:*}=0x$a"
+	done
+	a=$(nm "$1/ubench" | awk '$3 == "ub_mark" { print $1 }')
+	[ -n "$a" ] || die "no ub_mark in $1/ubench"
+	echo "$args,mark=0x$a"
+}
+
+# Per row of rows file $1 ("key|label|value|loop|base"), from the plugin's marks file $2 (a
+# line "int3 #DB sys #PF" of counts so far per ub_mark()) and the calls per loop $3:
+# "key|int3/#DB/sys/#PF" per call, the base loop's subtracted.
+exceptions_per_call() {
+	awk -F'|' -v calls="$3" '
+		NR == FNR { n = split($0, f, " "); for (i = 1; i <= 4; i++) m[FNR - 1, i] = f[i] + 0; next }
+		function d(loop, i) { return m[2 * loop + 1, i] - m[2 * loop, i] }
+		function fmt(v) { v = sprintf("%.2f", v); sub(/\.?0+$/, "", v); return (v == "-0" || v == "") ? "0" : v }
+		$4 >= 0 {
+			s = ""
+			for (i = 1; i <= 4; i++)
+				s = s (i > 1 ? "/" : "") fmt((d($4, i) - ($5 >= 0 ? d($5, i) : 0)) / calls)
+			print $1 "|" s
+		}' "$2" "$1"
+}
+
 # Guest instructions per operation (scripts/bench/ubench.c), stock 6.1 beside ours: each kernel
 # (fast config) boots with QEMU -icount shift=0,sleep=off, where the guest clock counts guest
-# instructions, and runs the same static binary. The table goes to stdout, $B/bench/table.md and
-# BENCHMARKS.
+# instructions, and runs the same static binary; the exccount plugin (scripts/bench/exccount.c)
+# counts in the same run each row's kernel entries per call: int3 traps, #DB (single-steps),
+# system calls and page faults. The table goes to stdout, $B/bench/table.md and BENCHMARKS.
 cmd_bench() {
-	local out=$B/bench impl t0=$SECONDS src
+	local out=$B/bench impl t0=$SECONDS src calls
 	[ "$ARCH" = x86_64 ] || die "make bench measures x86_64 guests only (its probe targets are x86 code)"
 	src=$("$TOP/scripts/srchash.sh")
 	build_ubench "$out/guest"
+	gcc -shared -fPIC -O2 -Wall -o "$out/exccount.so" "$TOP"/scripts/bench/exccount.c ||
+		die "building the exccount plugin failed"
 	CONFIG=fast
 	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
 	for impl in ${BENCH_IMPLS:-stock ours}; do
@@ -712,10 +745,16 @@ cmd_bench() {
 		info
 		cmd_kernel
 		cmd_initramfs
-		EXTRA=$out/guest ICOUNT=1 CMD=./ubench boot cmd
+		rm -f "$out/$impl.marks"
+		EXTRA=$out/guest ICOUNT=1 CMD=./ubench \
+			QEMU_EXTRA="-plugin $out/exccount.so,out=$out/$impl.marks$(exccount_args "$out/guest")" \
+			boot cmd
 		tr -d '\r' <"$LOGS/out.log" | sed -n 's/^@@BENCH \(.*\)$/\1/p' >"$out/$impl.rows"
 		[ "$GUEST_RC" = 0 ] && tr -d '\r' <"$LOGS/out.log" | grep -q '^@@BENCH-END' ||
 			die "ubench did not finish under $impl (log: $LOGS/out.log)"
+		calls=$(tr -d '\r' <"$LOGS/out.log" | sed -n 's/^@@BENCH-CALLS \([0-9]*\)$/\1/p')
+		[ -n "$calls" ] && [ -s "$out/$impl.marks" ] || die "no exception counts under $impl"
+		exceptions_per_call "$out/$impl.rows" "$out/$impl.marks" "$calls" >"$out/$impl.exc"
 		[ -z "$(console_problems)" ] || die "kernel reported problems under $impl: $LOGS/console.log"
 		# Wall-clock rows: two vCPUs (multi-threaded TCG), no -icount.
 		EXTRA=$out/guest CMD="./ubench scale" boot cmd
@@ -730,13 +769,20 @@ cmd_bench() {
 		echo "2 vCPUs rows: wall time of two threads on two vCPUs (multi-threaded TCG, no -icount),"
 		echo "each making as many calls as one thread alone, in % of that thread's time (100: no sharing)."
 		echo
-		echo "| operation | stock 6.1 | ours | ours/stock |"
-		echo "|---|---:|---:|---:|"
+		echo "Kernel entries per call (same run, QEMU plugin exccount.c): int3 traps / #DB (single-step"
+		echo "traps) / system calls / page faults, probed call minus unprobed call."
+		echo
+		echo "| operation | stock 6.1 | ours | ours/stock | stock int3/#DB/sys/#PF | ours int3/#DB/sys/#PF |"
+		echo "|---|---:|---:|---:|:---:|:---:|"
 		[ -f "$out/stock.rows" ] || : >"$out/stock.rows"
-		awk -F'|' 'NR == FNR { stock[$1] = $3; next }
+		[ -f "$out/stock.exc" ] || : >"$out/stock.exc"
+		awk -F'|' 'FILENAME ~ /stock.rows$/ { stock[$1] = $3; next }
+			FILENAME ~ /stock.exc$/ { sx[$1] = $2; next }
+			FILENAME ~ /ours.exc$/ { ox[$1] = $2; next }
 			{ s = stock[$1]; r = (s > 0) ? sprintf("%.2f", $3 / s) : "-"
-			  printf "| %s | %s | %s | %s |\n", $2, (s == "" ? "-" : s), $3, r }' \
-			"$out/stock.rows" "$out/ours.rows"
+			  printf "| %s | %s | %s | %s | %s | %s |\n", $2, (s == "" ? "-" : s), $3, r,
+				($1 in sx) ? sx[$1] : "-", ($1 in ox) ? ox[$1] : "-" }' \
+			"$out/stock.rows" "$out/stock.exc" "$out/ours.exc" "$out/ours.rows"
 	} >"$out/table.md"
 	printf 'sources %s\nproject %s\n' "$src" "$(project_commit)" >"$out/stamp"
 	cat "$out/table.md"

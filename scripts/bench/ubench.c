@@ -8,9 +8,13 @@
  * run however busy the host is. Statically linked, so that the same binary
  * runs under every kernel. Probes its own code through uprobe_events.
  *
- * Output, one line per row: "@@BENCH key|label|value" (the harness builds
- * the table from the rows of each kernel). Per-hit rows are the cost of a
- * probed call minus that of the same call unprobed.
+ * Output, one line per row: "@@BENCH key|label|value|span|base" (the
+ * harness builds the table from the rows of each kernel). Per-hit rows are
+ * the cost of a probed call minus that of the same call unprobed. span and
+ * base number the timed loops of the two (-1: none), in the order their
+ * ub_mark() calls came: make bench's QEMU plugin (exccount.c) counts the
+ * traps, steps, system calls and page faults between the two marks of
+ * each loop, and the harness turns them into counts per call.
  *
  * With no argument it prints every row. For work on one area, in a guest
  * of make vm ICOUNT=1 EXTRA=dir: "ubench pair" prints getppid, the nop hit
@@ -49,6 +53,7 @@ TARGET(rip_load); TARGET(rip_store); TARGET(call); TARGET(jmp); TARGET(jcc);
 TARGET(ret); TARGET(retfn); TARGET(sdt); TARGET(many); TARGET(nop5);
 TARGET(sdt5); TARGET(mov5);
 void ub_leaf(void);
+void ub_mark(void);
 void ub_strarg(const char *s);
 extern char ub_strarg_at[];
 extern unsigned short ub_sem, ub_sem5;
@@ -94,18 +99,38 @@ static unsigned long long now(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The timed loops so far, the last one's number, and that of the loop the
+ * next rows subtract (-1: none): see row().
+ */
+static int loops, last_loop = -1, base_loop = -1;
+
 /* Instructions per call of @fn, after a warm-up. */
 static double per_call(fn_t fn)
 {
-	unsigned long long t0;
+	unsigned long long t0, t;
 	long i;
 
 	for (i = 0; i < NCALLS / 10; i++)
 		fn();
+	ub_mark();
 	t0 = now();
 	for (i = 0; i < NCALLS; i++)
 		fn();
-	return (double)(now() - t0) / NCALLS;
+	t = now() - t0;
+	ub_mark();
+	last_loop = loops++;
+	return (double)t / NCALLS;
+}
+
+/* per_call() of the unprobed call the next rows subtract. */
+static double base_call(fn_t fn)
+{
+	double v = per_call(fn);
+
+	base_loop = last_loop;
+	last_loop = -1;
+	return v;
 }
 
 static void getppid_loop(void)
@@ -113,10 +138,16 @@ static void getppid_loop(void)
 	syscall(SYS_getppid);
 }
 
+/*
+ * A row whose value comes from the last per_call() (minus the one of the
+ * last base_call(), if any) names both loops; any other row names none.
+ */
 static void row(const char *key, const char *label, double v)
 {
-	printf("@@BENCH %s|%s|%.0f\n", key, label, v);
+	printf("@@BENCH %s|%s|%.0f|%d|%d\n", key, label, v, last_loop,
+	       last_loop < 0 ? -1 : base_loop);
 	fflush(stdout);
+	last_loop = -1;
 }
 
 static void define(const char *kind, const char *ev, const void *at,
@@ -133,7 +164,7 @@ static void define(const char *kind, const char *ev, const void *at,
 static void hit(const char *name, const char *label, fn_t fn, const void *at)
 {
 	char key[64], lab[128];
-	double off = per_call(fn);
+	double off = base_call(fn);
 
 	define("p", name, at, NULL);
 	put(TR "events/ub/enable", "1", 0);
@@ -160,7 +191,7 @@ static void strarg(void)
 static void rec_args(const char *key, const char *label, fn_t fn,
 		     const void *at, const char *args)
 {
-	double off = per_call(fn);
+	double off = base_call(fn);
 
 	define("p", "args", at, args);
 	put(TR "events/ub/enable", "1", 0);
@@ -206,7 +237,7 @@ static int uprobe_pmu_open(const void *at)
 
 static void perf_count_row(void)
 {
-	double off = per_call(ub_nop), on;
+	double off = base_call(ub_nop), on;
 	long long count = 0;
 	int fd = uprobe_pmu_open(ub_nop_at);
 
@@ -251,7 +282,7 @@ static void perf_reg_row(void)
 
 static void return_rows(void)
 {
-	double off = per_call(ub_retfn);
+	double off = base_call(ub_retfn);
 
 	define("p", "retfn", ub_retfn_at, NULL);
 	define("r", "retfn_r", ub_retfn_at, NULL);
@@ -298,7 +329,7 @@ static void jump_rows(void)
 	jump_sites(1);
 	hit("nop5_jump", "nop5, jump site", ub_nop5, ub_nop5_at);
 	hit("mov5_jump", "mov $imm32,%ecx, jump site", ub_mov5, ub_mov5_at);
-	leaf = per_call(ub_leaf);
+	leaf = base_call(ub_leaf);
 	snprintf(ref, sizeof(ref), "(%#lx)", file_off(&ub_sem5));
 	define("p", "sdt5", ub_sdt5_at, ref);
 	put(TR "events/ub/enable", "1", 0);
@@ -312,7 +343,7 @@ static void jump_rows(void)
 static void sdt_rows(void)
 {
 	char ref[64];
-	double leaf = per_call(ub_leaf);
+	double leaf = base_call(ub_leaf);
 
 	row("sdt_off", "SDT marker, not traced: the guard",
 	    per_call(ub_sdt) - leaf);
@@ -616,6 +647,7 @@ int main(int argc, char **argv)
 	put(TR "events/enable", "0", 0);
 	put(TR "uprobe_events", "", 0);
 	put(TR "tracing_on", "0", 0);
+	printf("@@BENCH-CALLS %d\n", NCALLS);	/* per timed loop */
 	if (argc >= 2 && !strcmp(argv[1], "pair")) {
 		row("getppid", "getppid() (a kernel round trip)",
 		    per_call(getppid_loop));

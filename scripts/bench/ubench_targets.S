@@ -94,6 +94,16 @@ ub_\name\()_at:
 ub_leaf:
 	ret
 
+	/*
+	 * Called around each timed loop: make bench's QEMU plugin
+	 * (exccount.c) writes its counts when it runs.
+	 */
+	.globl	ub_mark
+	.type	ub_mark, @function
+	.balign	16
+ub_mark:
+	ret
+
 	/* an SDT-style marker guarded by the semaphore ub_sem */
 	target	sdt
 	cmpw	$0, ub_sem(%rip)
