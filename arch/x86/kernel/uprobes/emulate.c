@@ -222,24 +222,19 @@ static unsigned long aup_lea_value(const struct arch_uprobe_plan *p,
  * watchpoints armed for the task, as the CPU shows an instruction's: one
  * trap after it, with the registers it left, and one SIGTRAP if a
  * debugger's watchpoint matched (DR6 then reads as after that #DB).
- * @mem: the address of the instruction's memory operand, if any.
+ * @next: the address after the instruction. Out of line: the hit path
+ * only tests whether any watchpoint is armed (aup_watch()).
  */
-static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
-		      unsigned long mem)
+static noinline void aup_watch_accesses(const struct arch_uprobe_plan *p,
+					struct pt_regs *regs,
+					unsigned long next)
 {
 	struct thread_struct *t = &current->thread;
 	unsigned int word = p->ia32 ? 4 : 8;
+	unsigned long mem = aup_trunc(p, next + p->rel);
 	unsigned long dr6 = t->virtual_dr6;
 	bool hit = false;
 
-	/*
-	 * cpu_dr7 holds the breakpoints of the task on the CPU, wherever it
-	 * has moved: its own follow it. hw_breakpoint_user_access() reads
-	 * them with interrupts off.
-	 */
-	if (!IS_ENABLED(CONFIG_HAVE_HW_BREAKPOINT) ||
-	    !(this_cpu_read(cpu_dr7) & DR_GLOBAL_ENABLE_MASK))
-		return;
 	t->virtual_dr6 = 0;
 	switch (p->emul) {
 	case AUP_EM_PUSH:
@@ -251,6 +246,10 @@ static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		break;
 	case AUP_EM_CALL_IND:
 		hit = hw_breakpoint_user_access(regs, regs->sp, word, true);
+		/* the pointer's address, with the stack pointer before the push */
+		mem = aup_lea_value(p, regs, next);
+		if (p->src == AUP_REG_SP)
+			mem = aup_trunc(p, mem + word);
 		if (hw_breakpoint_user_access(regs, mem, word, false))
 			hit = true;
 		break;
@@ -276,6 +275,20 @@ static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 		t->virtual_dr6 = dr6;
 }
 
+static __always_inline void aup_watch(const struct arch_uprobe_plan *p,
+				      struct pt_regs *regs,
+				      unsigned long next)
+{
+	/*
+	 * cpu_dr7 holds the breakpoints of the task on the CPU, wherever it
+	 * has moved: its own follow it. hw_breakpoint_user_access() reads
+	 * them with interrupts off.
+	 */
+	if (IS_ENABLED(CONFIG_HAVE_HW_BREAKPOINT) &&
+	    (this_cpu_read(cpu_dr7) & DR_GLOBAL_ENABLE_MASK))
+		aup_watch_accesses(p, regs, next);
+}
+
 /*
  * The emulation of arch_uprobe_skip_sstep() for every class but the nop:
  * those that move data or control.
@@ -283,11 +296,10 @@ static void aup_watch(const struct arch_uprobe_plan *p, struct pt_regs *regs,
 static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
 				 struct pt_regs *regs)
 {
-	unsigned long next, ip, val, mem;
+	unsigned long next, ip, val;
 
 	next = aup_trunc(p, regs->ip + p->len);
 	ip = next;
-	mem = aup_trunc(p, next + p->rel);	/* RIP-relative operands */
 	switch (p->emul) {
 	case AUP_EM_NOP:
 	case AUP_EM_NOPL:
@@ -358,8 +370,8 @@ static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
 			return false;
 		break;
 	case AUP_EM_CALL_IND:
-		mem = aup_lea_value(p, regs, next);
-		if (!aup_get_ptr(p, regs, mem, &ip) || !aup_target_ok(p, ip) ||
+		val = aup_lea_value(p, regs, next);
+		if (!aup_get_ptr(p, regs, val, &ip) || !aup_target_ok(p, ip) ||
 		    !aup_push(p, regs, next))
 			return false;
 		break;
@@ -367,7 +379,7 @@ static noinline bool aup_emulate(const struct arch_uprobe_plan *p,
 		return false;
 	}
 	regs->ip = ip;
-	aup_watch(p, regs, mem);
+	aup_watch(p, regs, next);
 	return true;
 }
 
@@ -390,16 +402,20 @@ bool arch_uprobe_skip_sstep(struct arch_uprobe *au, struct pt_regs *regs)
 {
 	const struct arch_uprobe_plan *p = aup_plan(au, regs);
 
-	if (!p || !aup_emulates(p))
+	if (!p || p->exec != AUP_EMULATE)
 		return false;
 	/* A program being stepped must trap after this very instruction. */
 	if ((regs->flags & X86_EFLAGS_TF) ||
 	    (read_thread_flags() & (_TIF_SINGLESTEP | _TIF_BLOCKSTEP)))
 		return false;
 	/* Function entries and SDT markers: no data, no branch. */
-	if (p->emul <= AUP_EM_NOPL) {
+	if (p->emul == AUP_EM_NOP ||
+	    (p->emul == AUP_EM_NOPL &&
+	     static_branch_likely(&aup_emulate_all))) {
 		regs->ip = aup_trunc(p, regs->ip + p->len);
 		return true;
 	}
+	if (!aup_emulates(p))
+		return false;
 	return aup_emulate(p, regs);
 }

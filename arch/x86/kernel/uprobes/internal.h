@@ -76,6 +76,7 @@ enum aup_emul {
 #define AUP_FIX_PUSHF	0x40	/* pushf: hide our TF in the pushed word */
 #define AUP_FIX_REP	0x80	/* rep string: may stop after an iteration */
 
+#define AUP_REG_SP	4	/* %rsp, %esp */
 #define AUP_REG_NONE	0xff	/* no base / no index */
 #define AUP_REG_RIP	0x10	/* base is the address of the next insn */
 
