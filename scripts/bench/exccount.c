@@ -12,36 +12,16 @@
  * one line "bp db sys pf" of the counters so far to FILE. ubench calls
  * ub_mark() right before and right after each timed loop, so the
  * difference of two lines is what that loop cost in exceptions and system
- * calls; the harness divides it by the calls. Only the plugin API's
- * symbols that are used are declared here (QEMU 7.2, plugin API version
- * 1); build with gcc -shared -fPIC.
+ * calls; the harness divides it by the calls. The plugin API's symbols
+ * it uses are declared in qemu_plugin_min.h; build with gcc -shared
+ * -fPIC.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_info;
-enum { INLINE_ADD_U64 };
-enum { CB_NO_REGS };
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-	void (*cb)(qemu_plugin_id_t, struct qemu_plugin_tb *));
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
-	void (*cb)(qemu_plugin_id_t, void *), void *udata);
-void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
-	int op, void *ptr, uint64_t imm);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-	void (*cb)(unsigned int vcpu, void *udata), int flags, void *udata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
-
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+#include "qemu_plugin_min.h"
 
 enum { BP, DB, SYS, PF, NR_WATCH };
 static const char *const names[NR_WATCH] = { "bp", "db", "sys", "pf" };

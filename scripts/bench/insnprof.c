@@ -7,33 +7,16 @@
  * counter that an inline add bumps on every execution of the block. At
  * exit the plugin writes "pc count" lines (hex, decimal) to the file of its
  * argument out=FILE. A block left early (a fault part way) still counts
- * whole: kernel code rarely does that on the paths profiled. Only the
- * plugin API's symbols that are used are declared here (QEMU 7.2, plugin
- * API version 1); build with gcc -shared -fPIC.
+ * whole: kernel code rarely does that on the paths profiled. The plugin
+ * API's symbols it uses are declared in qemu_plugin_min.h; build with gcc
+ * -shared -fPIC.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_info;
-enum { INLINE_ADD_U64 };
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-	void (*cb)(qemu_plugin_id_t, struct qemu_plugin_tb *));
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
-	void (*cb)(qemu_plugin_id_t, void *), void *udata);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-	int op, void *ptr, uint64_t imm);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
-
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+#include "qemu_plugin_min.h"
 
 struct rec {
 	uint64_t count;
