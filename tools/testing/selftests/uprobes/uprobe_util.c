@@ -154,14 +154,9 @@ int ut_bool_param(const char *path)
 /* Set the bool parameter at @path; its old value, -1 if there is none. */
 static int set_bool_param(const char *path, bool on)
 {
-	char *old = ut_read_file(path, NULL);
-	int was;
+	int was = ut_bool_param(path);
 
-	if (!old)
-		return -1;
-	was = old[0] == 'Y' || old[0] == '1';
-	free(old);
-	if (ut_write_file(path, on ? "1" : "0", false))
+	if (was < 0 || ut_write_file(path, on ? "1" : "0", false))
 		return -1;
 	return was;
 }
