@@ -1253,12 +1253,10 @@ static long ui_ind_callee(long x)
  */
 TEST_F(insn, call_mem)
 {
-	long (*fn)(long) = ui_ind_callee;
-
 	if (PROBE("call_mem"))
 		return;
-	EXPECT_EQ(3 * 7 + 1, ui_call_mem(&fn, 7));
-	EXPECT_EQ(3 * 9 + 1, ui_call_mem(&fn, 9));
+	EXPECT_EQ(3 * 7 + 1, ui_call_mem(ui_ind_callee, 7));
+	EXPECT_EQ(3 * 9 + 1, ui_call_mem(ui_ind_callee, 9));
 	EXPECT_EQ(2, HITS());
 }
 

@@ -108,14 +108,13 @@ LABEL(ui_mov_insn)
 END(ui_mov)
 
 /*
- * long ui_call_mem(long (**fnp)(long), long x): (*fnp)(x) + 1 -- the
- * pointer at the top of the stack, so the call reads it at the %rsp it
- * then moves: call *(%rsp)
+ * long ui_call_mem(long (*fn)(long), long x): fn(x) + 1 -- @fn stored at
+ * the top of the stack, so the call reads it at the %rsp it then moves:
+ * call *(%rsp)
  */
 FUNC(ui_call_mem)
 	sub	$8, %rsp
-	mov	(%rdi), %rax
-	mov	%rax, (%rsp)
+	mov	%rdi, (%rsp)
 	mov	%rsi, %rdi
 LABEL(ui_call_mem_insn)
 	call	*(%rsp)

@@ -18,7 +18,7 @@ long ui_push_on(long x, long *top);
 long ui_pop_from(long *top);
 long ui_pop(long x);
 long ui_mov(long x, long y);
-long ui_call_mem(long (**fnp)(long), long x);
+long ui_call_mem(long (*fn)(long), long x);
 long ui_add(long x, long y);
 long ui_riprel_load(void);
 long ui_riprel_store(long x);
