@@ -13,11 +13,10 @@
 #                     they are built after the last one; SERIES_EACH="arm64 i386" builds only
 #                     those after each patch, with SERIES_SUITES=0; a patch that changes
 #                     nothing an architecture compiles is not built again for it,
-#                     builds_for()); at
-#                     each layer's boundary (a
-#                     "boundary" line of the series file) the tree booted and the whole suite
-#                     run on it (harness.sh check IMPL=series SERIES_TREE=...; SERIES_SUITES=0
-#                     skips that); the final tree byte-identical to IMPL=ours
+#                     builds_for()); at each layer's boundary (a "boundary" line of the
+#                     series file) the tree booted and the whole suite run on it (harness.sh
+#                     check IMPL=series SERIES_TREE=...; SERIES_SUITES=0 skips that); the
+#                     final tree byte-identical to IMPL=ours
 #   series.sh am      README's commands, as a user types them: Debian's linux-source-6.1
 #                     tarball extracted into a new git repo (build/series-am), the series
 #                     applied with git am; the tree must be byte-identical to IMPL=ours
