@@ -753,14 +753,19 @@ static __always_inline bool hit_at(struct pt_regs *regs,
 	 */
 	stats = seen ? probe_stats(uprobe) : &unseen_hits;
 	this_cpu_inc(stats->hits);
-	if (remove || want_return) {
-		/* Both may wait for the mmap_lock, the latter fault. */
+	/*
+	 * Taking over the return address is done here if it needs neither a
+	 * fault nor a wait; what does, and removing the site, which waits for
+	 * the mmap_lock, are done out of the read section.
+	 */
+	if (remove || (want_return &&
+		       !prepare_return(uprobe, regs, utask, true))) {
 		if (!hit_hold(uprobe, &g))
 			goto gone;
 		if (remove)
 			remove_current_site(uprobe, bp, false);
 		if (want_return)
-			prepare_return(uprobe, regs, utask);
+			prepare_return(uprobe, regs, utask, false);
 	}
 	if (instruction_pointer(regs) != bp)
 		goto done;		/* a handler moved the task on */

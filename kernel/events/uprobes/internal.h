@@ -558,11 +558,17 @@ static inline struct xol_area *get_xol_area(struct mm_struct *mm)
 unsigned long *alloc_return_table(struct xol_area *area);
 int find_return_stub(struct xol_area *area);
 
+/* @area's return table, NULL until its first use. */
+static inline unsigned long *return_table_of(struct xol_area *area)
+{
+	/* Pairs with the smp_store_release()s of @ret_slots. */
+	return smp_load_acquire(&area->ret_slots);
+}
+
 /* @area's return table, allocated at its first use; NULL without memory. */
 static inline unsigned long *get_return_table(struct xol_area *area)
 {
-	/* Pairs with the smp_store_release()s of @ret_slots. */
-	unsigned long *slots = smp_load_acquire(&area->ret_slots);
+	unsigned long *slots = return_table_of(area);
 
 	return likely(slots) ? slots : alloc_return_table(area);
 }
@@ -687,14 +693,18 @@ static inline void free_stub_areas(struct uprobes_mm *um)
 #endif /* CONFIG_UPROBE_JUMP_SITES */
 
 /* Return instances, taken and dropped at every probed call and return. */
-/* A return instance: a spare one of the task, else a new one. */
+/*
+ * A return instance: a spare one of the task, else a new one (@nowait:
+ * allocated without sleeping).
+ */
 static inline struct return_instance *
-alloc_return_instance(struct uprobe_task *utask)
+alloc_return_instance(struct uprobe_task *utask, bool nowait)
 {
 	struct return_instance *ri = utask->spare_instances;
 
 	if (!ri)
-		return kmalloc(sizeof(*ri), GFP_KERNEL);
+		return kmalloc(sizeof(*ri), nowait ? GFP_NOWAIT | __GFP_NOWARN :
+					   GFP_KERNEL);
 	utask->spare_instances = ri->next;
 	utask->nr_spare--;
 	return ri;
@@ -739,8 +749,8 @@ static inline void drop_return_instance(struct uprobe_task *utask,
 }
 
 /* return.c */
-void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
-		    struct uprobe_task *utask);
+bool prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
+		    struct uprobe_task *utask, bool nowait);
 
 /* hit.c */
 bool hit_hold(struct uprobe *uprobe, struct hit_guard *g);

@@ -15,6 +15,8 @@
  * @hi: end of its mapping
  * @alt: it is on the task's alternate signal stack
  * @known: the fields above are filled in (lazily: most returns need none)
+ * @nowait: they cannot be now (the lookup takes the mmap_lock)
+ * @wanted: with @nowait, they were needed: the question was not answered
  *
  * The main stack, a thread's stack (glibc gives each a guard page) and an
  * alternate signal stack are normally mappings of their own; the
@@ -25,6 +27,8 @@ struct stack_span {
 	unsigned long lo, hi;
 	bool alt;
 	bool known;
+	bool nowait;
+	bool wanted;
 };
 
 static void get_stack_span(struct stack_span *span, unsigned long sp)
@@ -49,13 +53,18 @@ static void get_stack_span(struct stack_span *span, unsigned long sp)
 /*
  * Is @older, a pending frame below @frame, on @frame's stack (so unwound,
  * since @frame is calling or returning)? @span: @frame's stack, looked up
- * on first use.
+ * on first use; false if it cannot be (@span->nowait).
  */
 static bool unwound_below(struct stack_span *span, unsigned long frame,
 			  unsigned long older)
 {
-	if (!span->known)
+	if (!span->known) {
+		if (span->nowait) {
+			span->wanted = true;
+			return false;
+		}
 		get_stack_span(span, frame);
+	}
 	return older >= span->lo && older < span->hi &&
 	       __on_sig_stack(older) == span->alt;
 }
@@ -91,13 +100,14 @@ static void drop_dead_at_call(struct uprobe_task *utask, struct pt_regs *regs,
  * Where the call at @regs will return now: the architecture's return stub
  * of a table slot taken for it (*@stub; *@slot, the slot, is for the real
  * return address), which unwinders can see through, or else the XOL
- * trampoline (*@stub = -1); 0 if the task's mode has neither.
+ * trampoline (*@stub = -1); 0 if the task's mode has neither; -1UL if
+ * the table is still to be allocated and @nowait forbids it.
  */
 static unsigned long return_addr_for(struct xol_area *area,
-				     struct pt_regs *regs, int *stub,
-				     unsigned long **slot)
+				     struct pt_regs *regs, bool nowait,
+				     int *stub, unsigned long **slot)
 {
-	unsigned long *table, addr;
+	unsigned long *table = NULL, addr;
 	int i;
 
 	*stub = -1;
@@ -105,7 +115,15 @@ static unsigned long return_addr_for(struct xol_area *area,
 	if (i < 0)
 		goto trampoline;
 	addr = arch_uretprobe_stub(regs, i);
-	table = addr ? get_return_table(area) : NULL;
+	if (addr && nowait) {
+		table = return_table_of(area);
+		if (!table) {
+			release_return_stub(area, i);
+			return -1UL;
+		}
+	} else if (addr) {
+		table = get_return_table(area);
+	}
 	if (!table) {
 		release_return_stub(area, i);
 		goto trampoline;
@@ -119,22 +137,55 @@ trampoline:
 }
 
 /*
- * Hijack the return address so that @uprobe's return handlers run: one
- * arch_uretprobe_hijack_return_addr(), which reads the return address and
- * writes ours. What has to know the old one comes after it, and a call
- * that goes no further writes the old one back.
+ * The return address of the call at @regs, replaced by @ret: -1UL if the
+ * stack cannot be read or written (@nowait: without a page fault).
  */
-void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
-		    struct uprobe_task *utask)
+static unsigned long swap_return_addr(unsigned long ret, struct pt_regs *regs,
+				      bool nowait)
 {
-	struct xol_area *area = get_xol_area(current->mm);
+	unsigned long old;
+
+	if (!nowait)
+		return arch_uretprobe_hijack_return_addr(ret, regs);
+	pagefault_disable();
+	old = arch_uretprobe_hijack_return_addr(ret, regs);
+	pagefault_enable();
+	return old;
+}
+
+/**
+ * prepare_return - take over the return address of a probed call
+ * @uprobe: the probe hit, with return consumers
+ * @regs: the user registers at its first instruction
+ * @utask: current's uprobe_task
+ * @nowait: called in the hit's uprobes_srcu read section: nothing may
+ *	fault, sleep or wait for a lock
+ *
+ * One arch_uretprobe_hijack_return_addr() reads the return address and
+ * writes ours. What has to know the old one comes after it, and a call
+ * that goes no further writes the old one back. With @nowait, whatever
+ * would have to wait (the stack word not present, the XOL area or the
+ * return table still to be made, no spare instance, the stack of an
+ * unwound frame to be looked up) makes it give up with nothing changed
+ * but dead instances dropped, to be called again out of the section.
+ *
+ * Return: false if @nowait made it give up, else true (the return is
+ * taken over, or the hit counted as missed).
+ */
+bool prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
+		    struct uprobe_task *utask, bool nowait)
+{
+	struct mm_struct *mm = current->mm;
+	struct xol_area *area = nowait ? xol_area_of(mm) : get_xol_area(mm);
 	unsigned long ret, old, orig, *slot = NULL;
 	unsigned long frame = user_stack_pointer(regs);
-	struct stack_span span = {};
+	struct stack_span span = { .nowait = nowait };
 	struct return_instance *ri, *top = NULL;
 	bool pending, chained;
 	int stub;
 
+	if (!area)
+		return false;	/* @nowait: still to be mapped */
 	if (IS_ERR(area))
 		goto missed;
 	/*
@@ -143,12 +194,17 @@ void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	 * tail call is dead to any call.
 	 */
 	pending = utask->return_instances;
-	if (pending)
+	if (pending) {
 		drop_dead_at_call(utask, regs, frame, RP_CHECK_CHAIN_CALL, &span);
-	ret = return_addr_for(area, regs, &stub, &slot);
+		if (span.wanted)
+			return false;
+	}
+	ret = return_addr_for(area, regs, nowait, &stub, &slot);
+	if (ret == -1UL)
+		return false;
 	if (!ret)
 		goto missed;
-	old = arch_uretprobe_hijack_return_addr(ret, regs);
+	old = swap_return_addr(ret, regs, nowait);
 	if (old == -1UL)
 		goto release;
 	/*
@@ -167,14 +223,18 @@ void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 			goto restore;	/* not our caller's: leave the stack be */
 	} else if (utask->return_instances) {
 		drop_dead_at_call(utask, regs, frame, RP_CHECK_CALL, &span);
+		if (span.wanted)
+			goto restore;
 	}
 	if (utask->depth >= UPROBE_MAX_RETURN_DEPTH) {
+		if (nowait)
+			goto restore;	/* said once, out of the section */
 		pr_notice_ratelimited("uprobes: %s[%d]: return probes nested deeper than %d: not probing this return\n",
 				      current->comm, task_pid_nr(current),
 				      UPROBE_MAX_RETURN_DEPTH);
 		goto restore;
 	}
-	ri = alloc_return_instance(utask);
+	ri = alloc_return_instance(utask, nowait);
 	if (!ri)
 		goto restore;
 	orig = old;
@@ -185,8 +245,7 @@ void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 		 * stub goes unused, unless the stack can no longer be written
 		 * (then the stub is on it, and is this call's).
 		 */
-		if (arch_uretprobe_hijack_return_addr(old, regs) != -1UL &&
-		    stub >= 0) {
+		if (swap_return_addr(old, regs, nowait) != -1UL && stub >= 0) {
 			release_return_stub(area, stub);
 			stub = -1;
 		}
@@ -204,16 +263,20 @@ void prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	ri->next = utask->return_instances;
 	utask->return_instances = ri;
 	utask->depth++;
-	return;
+	return true;
 
 restore:
 	/* The word just written: this fails only if the stack went away. */
-	arch_uretprobe_hijack_return_addr(old, regs);
+	swap_return_addr(old, regs, nowait);
 release:
 	if (stub >= 0)
 		release_return_stub(area, stub);
+	/* Waiting may do what could not be done now. */
+	if (nowait)
+		return false;
 missed:
 	this_cpu_inc(probe_stats(uprobe)->missed);
+	return true;
 }
 
 /*

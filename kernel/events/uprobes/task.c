@@ -186,7 +186,7 @@ static int dup_return_instances(struct task_struct *t,
 static int dup_return_table(struct xol_area *area, struct xol_area *child,
 			    struct uprobe_task *utask)
 {
-	/* Pairs with the cmpxchg() in get_return_table(). */
+	/* Pairs with the cmpxchg() in alloc_return_table(). */
 	struct page *from = smp_load_acquire(&area->ret_table), *page = NULL;
 	struct return_instance *ri;
 	bool owned = false;
@@ -210,7 +210,7 @@ static int dup_return_table(struct xol_area *area, struct xol_area *child,
 	copy_page(page_address(page), page_address(from));
 	/* Pairs with uprobe_return_table(); the child runs later anyway. */
 	smp_store_release(&child->ret_table, page);
-	/* Pairs with the smp_load_acquire() in get_return_table(). */
+	/* Pairs with the smp_load_acquire() in return_table_of(). */
 	smp_store_release(&child->ret_slots, page_address(page));
 	return 0;
 }

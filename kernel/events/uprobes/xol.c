@@ -269,7 +269,7 @@ void unmap_return_table(struct mm_struct *mm)
 	struct xol_area *area = xol_area_locked(mm);
 
 	mmap_assert_write_locked(mm);
-	/* Pairs with the cmpxchg() in get_return_table(). */
+	/* Pairs with the cmpxchg() in alloc_return_table(). */
 	if (area && smp_load_acquire(&area->ret_table))
 		arch_uretprobe_unmap_table(mm);
 }
@@ -287,7 +287,7 @@ struct page *uprobe_return_table(struct mm_struct *mm)
 {
 	struct xol_area *area = xol_area_of(mm);
 
-	/* Pairs with the cmpxchg() in get_return_table(). */
+	/* Pairs with the cmpxchg() in alloc_return_table(). */
 	return area ? smp_load_acquire(&area->ret_table) : NULL;
 }
 
