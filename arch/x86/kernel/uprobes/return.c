@@ -354,8 +354,12 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 
 	switch (aup_ret_size(regs)) {
 	case 8:
-		if (get_user(old, sp) || put_user((u64)trampoline_vaddr, sp))
+		/* One user access window for both: cheaper than two calls. */
+		if (!user_access_begin(sp, sizeof(*sp)))
 			return -1UL;
+		unsafe_get_user(old, sp, efault);
+		unsafe_put_user((u64)trampoline_vaddr, sp, efault);
+		user_access_end();
 		return old;
 	case 4:
 		if (trampoline_vaddr > U32_MAX || get_user(old32, sp32) ||
@@ -365,4 +369,8 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 	default:
 		return -1UL;
 	}
+
+efault:
+	user_access_end();
+	return -1UL;
 }

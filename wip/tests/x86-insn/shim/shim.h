@@ -301,6 +301,17 @@ do {								\
 		goto label;					\
 } while (0)
 
+static inline bool user_access_begin(const void __user *ptr, size_t len)
+{
+	return true;
+}
+#define user_access_end()	do { } while (0)
+#define unsafe_put_user(x, ptr, label)				\
+do {								\
+	if (put_user(x, ptr))					\
+		goto label;					\
+} while (0)
+
 #define NOTIFY_DONE	0x0000
 #define NOTIFY_STOP	0x8001
 
