@@ -195,7 +195,8 @@ unsigned long __weak arch_uprobe_boost_resume(const void *slot,
  * probe's hit, before the task returns to user mode.
  *
  * Context: process context, with the task's own registers; may fault on
- * user memory.
+ * user memory, or is called with page faults disabled (in the hit's read
+ * section: then an access that would fault fails).
  *
  * Return: the return address replaced, or -1 if it cannot be (then nothing
  * changed). Default: no return probes (-1).
