@@ -447,6 +447,7 @@ bool arch_uprobe_boost(struct arch_uprobe *auprobe, struct pt_regs *regs,
 unsigned long arch_uprobe_boost_resume(const void *slot,
 				       unsigned long slot_vaddr,
 				       unsigned long ip, unsigned long vaddr);
+void arch_uprobe_boost_leave(struct pt_regs *regs);
 unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 						struct pt_regs *regs);
 bool arch_uretprobe_is_alive(struct return_instance *ri, enum rp_check ctx,

@@ -180,6 +180,22 @@ unsigned long __weak arch_uprobe_boost_resume(const void *slot,
 }
 
 /**
+ * arch_uprobe_boost_leave - current leaves a boosted copy other than by it
+ * @regs: current's user registers, ip still inside the slot
+ *
+ * Called when the task, caught in a boosted slot, is moved out of it: to
+ * the address arch_uprobe_boost_resume() gave, to a step of the copy, or by
+ * rseq to an abort handler. The architecture undoes what
+ * arch_uprobe_boost() changed besides ip and the copy has not undone yet.
+ * Default: nothing (a boost changes only ip).
+ *
+ * Context: current, any context; must not touch user memory or sleep.
+ */
+void __weak arch_uprobe_boost_leave(struct pt_regs *regs)
+{
+}
+
+/**
  * arch_uretprobe_hijack_return_addr - replace the return address of a call
  * @trampoline_vaddr: the new return address: a return stub
  *	(arch_uretprobe_stub()) or the trampoline entry

@@ -248,6 +248,7 @@ static bool leave_boosted_slot(struct uprobe_task *utask,
 			    &slot);
 	if (!ip)
 		return false;
+	arch_uprobe_boost_leave(regs);
 	if (ip == vaddr &&
 	    step_from_slot(utask, regs, xol_area_of(current->mm),
 			   slot, vaddr))
@@ -302,6 +303,7 @@ bool uprobe_leave_boosted_copy(struct pt_regs *regs)
 			    &slot);
 	if (!ip || ip == vaddr)
 		return false;
+	arch_uprobe_boost_leave(regs);
 	instruction_pointer_set(regs, ip);
 	return true;
 }
@@ -1003,7 +1005,8 @@ unsigned long uprobe_rseq_ip(struct pt_regs *regs)
  * Called after uprobe_rseq_ip() placed current inside the section, before
  * rseq moves it: a step of a copy in progress is undone and ended (as for
  * a fault of the copy), so that the task runs on from the handler without
- * our trap flag, and signals held back for the step are let through.
+ * our trap flag, and signals held back for the step are let through; a
+ * task in a boosted copy gets back what the boost changed besides ip.
  *
  * Context: process context, on the way back to user mode.
  */
@@ -1011,7 +1014,12 @@ void uprobe_rseq_abort(struct pt_regs *regs)
 {
 	struct uprobe_task *utask = current->utask;
 
-	if (!utask || utask->state != UTASK_SSTEP)
+	if (!utask)
+		return;
+	if (utask->state == UTASK_RUNNING && current->mm &&
+	    boosted_vaddr(current->mm, instruction_pointer(regs), NULL))
+		arch_uprobe_boost_leave(regs);
+	if (utask->state != UTASK_SSTEP)
 		return;
 	end_step(utask, regs, true);
 	if (utask->signals_held) {
