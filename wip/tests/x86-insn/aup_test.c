@@ -564,8 +564,14 @@ static void test_table(void)
 		if (c->scratch != ANY)
 			CHECK(p->scratch == c->scratch, "%s: scratch %d want %d", c->hex,
 			      p->scratch, c->scratch);
-		CHECK(p->boostable == !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH)),
-		      "%s: boostable %d", c->hex, p->boostable);
+		if (!(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH)))
+			CHECK(p->boostable == AUP_BOOST_PLAIN, "%s: boostable %d", c->hex,
+			      p->boostable);
+		else if (p->fixups == (AUP_FIX_IP | AUP_FIX_SCRATCH))
+			CHECK(p->boostable == AUP_BOOST_SCRATCH || !p->boostable,
+			      "%s: boostable %d", c->hex, p->boostable);
+		else
+			CHECK(!p->boostable, "%s: boostable %d", c->hex, p->boostable);
 		if (c->xol) {
 			CHECK(parse_hex(c->xol, x, 15) == p->xol_len &&
 			      !memcmp(x, p->xol, p->xol_len), "%s: xol", c->hex);
@@ -1005,10 +1011,10 @@ static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long s
 static void test_boost(void)
 {
 	static const char * const never[] = {
-		"e8 00 00 00 00", "ff d0", "74 10", "e2 10", "48 03 05 00 10 00 00", "f3 a4",
-		"66 9c", "ff 35 00 10 00 00",
+		"e8 00 00 00 00", "ff d0", "74 10", "e2 10", "ff 35 00 10 00 00", "f3 a4",
+		"66 9c", "48 03 25 00 10 00 00", "8f 05 00 10 00 00",
 	};
-	unsigned long v = 0x400000, slot = 0x7fff0000;
+	unsigned long v = 0x400000, slot = 0x7fff0000, sp;
 	u8 buf[UPROBE_XOL_SLOT_BYTES];
 	struct arch_uprobe au;
 	struct pt_regs r, r0;
@@ -1018,7 +1024,8 @@ static void test_boost(void)
 	analyze_hex(&au, "01 c8", false);			/* add %ecx, %eax */
 	CHECK(PL(&au, false)->boostable && PL(&au, true)->boostable, "add: boostable");
 	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
-	      slot_ok(&au, buf, slot, v) && buf[2] == 0xff && buf[33] == 0xc8 && buf[34] == 0xe9,
+	      slot_ok(&au, buf, slot, v) && buf[2] == 0xff && buf[AUP_COPY32 + 1] == 0xc8 &&
+	      buf[AUP_COPY32 + 2] == 0xe9,
 	      "add: copies and jumps back");
 	regs_init(&r, v);
 	r0 = r;
@@ -1033,8 +1040,9 @@ static void test_boost(void)
 	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 17, v) == v, "resume: an int3");
 	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 64, v) == v &&
 	      arch_uprobe_boost_resume(buf, slot, slot - 1, v) == v, "resume: outside");
-	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 32, v) == v, "resume: 32-bit copy");
-	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 34, v) == v + 2,
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + AUP_COPY32, v) == v,
+	      "resume: 32-bit copy");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + AUP_COPY32 + 2, v) == v + 2,
 	      "resume: 32-bit jump back");
 
 	/* a copy that starts with the bytes of a jump back has not run */
@@ -1042,7 +1050,7 @@ static void test_boost(void)
 	CHECK(PL(&au, true)->boostable && PL(&au, false)->exec == AUP_EMULATE &&
 	      arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
 	      slot_ok(&au, buf, slot, v) &&
-	      arch_uprobe_boost_resume(buf, slot, slot + 32, v) == v &&
+	      arch_uprobe_boost_resume(buf, slot, slot + AUP_COPY32, v) == v &&
 	      arch_uprobe_boost_resume(buf, slot, slot, v) == v,
 	      "resume: a copy like a jump");
 	analyze_hex(&au, "01 c8", false);
@@ -1079,6 +1087,63 @@ static void test_boost(void)
 	      slot_ok(&au, buf, slot, v) && buf[1] == 0xcc && arch_uprobe_boost(&au, &r, slot) &&
 	      r.ip == slot, "ret");
 	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 1, v) == v, "ret: no jump back");
+
+	/*
+	 * RIP-relative: the slot's copy uses a scratch register, which the
+	 * boost loads and keeps below the red zone, and the slot restores.
+	 */
+	analyze_hex(&au, "48 03 05 00 10 00 00", false);	/* add 0x1000(%rip),%rax */
+	CHECK(PL(&au, false)->boostable == AUP_BOOST_SCRATCH && PL(&au, false)->scratch == 6 &&
+	      arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
+	      slot_ok(&au, buf, slot, v) &&
+	      !memcmp(buf + 7, "\x48\x8b\xb4\x24\x78\xff\xff\xff\xff\x25", 10),
+	      "riprel: copy, mov -136(%%rsp),%%rsi, jump back");
+	regs_init(&r, v);
+	r.sp = (unsigned long)ustack + sizeof(ustack) / 2;
+	r.si = 0x1234;
+	r0 = r;
+	CHECK(arch_uprobe_boost(&au, &r, slot) && r.ip == slot && r.si == v + 7 &&
+	      get_unaligned((u64 *)(r.sp - 136)) == 0x1234, "riprel: boost");
+	CHECK(arch_uprobe_boost_resume(buf, slot, slot + 7, v) == v + 7 &&
+	      arch_uprobe_boost_resume(buf, slot, slot + 15, v) == v + 7,
+	      "riprel: resume after the copy");
+	r.ip = slot + 7;
+	arch_uprobe_boost_leave(&r);
+	CHECK(r.si == 0x1234, "riprel: leaving before the restore restores");
+	r.si = 0x5678;
+	arch_uprobe_boost_leave(&r);
+	CHECK(r.si == 0x5678, "riprel: once");
+	r = r0;
+	CHECK(arch_uprobe_boost(&au, &r, slot), "riprel: boost again");
+	r.ip = slot + 15;
+	r.si = 0x1234;				/* the slot restored it */
+	arch_uprobe_boost_leave(&r);
+	CHECK(r.si == 0x1234, "riprel: leaving at the jump back");
+	r = r0;
+	CHECK(arch_uprobe_boost(&au, &r, slot), "riprel: boost a third time");
+	analyze_hex(&au, "01 c8", false);
+	regs_init(&r, v);
+	r.si = 0x9abc;
+	CHECK(arch_uprobe_boost(&au, &r, slot), "plain boost after");
+	arch_uprobe_boost_leave(&r);
+	CHECK(r.si == 0x9abc, "riprel: a plain boost forgets the scratch");
+	/* the operand (at ip + 7 + 0x1000) against the word at sp - 136 */
+	analyze_hex(&au, "48 03 05 00 10 00 00", false);
+	sp = (unsigned long)ustack + sizeof(ustack) / 2;
+	regs_init(&r, sp - 136 + 8 - 0x1007);	/* just above the word: fine */
+	r.sp = sp;
+	CHECK(arch_uprobe_boost(&au, &r, slot), "riprel: operand above the word");
+	regs_init(&r, sp - 136 - 0x1007);	/* the word itself */
+	r.sp = sp;
+	r0 = r;
+	CHECK(!arch_uprobe_boost(&au, &r, slot) && !memcmp(&r, &r0, sizeof(r)),
+	      "riprel: operand at the word: declined");
+	regs_init(&r, sp - 136 - 0x3000 - 0x1007);	/* 12 KiB below: may cover it */
+	r.sp = sp;
+	CHECK(!arch_uprobe_boost(&au, &r, slot), "riprel: operand below the word: declined");
+	regs_init(&r, sp - 136 - 0x5000 - 0x1007);	/* 20 KiB below: fine */
+	r.sp = sp;
+	CHECK(arch_uprobe_boost(&au, &r, slot), "riprel: operand far below the word");
 	analyze_hex(&au, "3e ff e0", false);
 	regs_init(&r, v);
 	CHECK(PL(&au, false)->boostable && arch_uprobe_boost(&au, &r, slot), "notrack jmp *%%rax");
@@ -1088,10 +1153,10 @@ static void test_boost(void)
 	v = 0xfffffffeUL;
 	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
 	      slot_ok(&au, buf, slot, v) &&
-	      arch_uprobe_boost_resume(buf, slot, slot + 32 + 2, v) == 0, "32: wraps");
+	      arch_uprobe_boost_resume(buf, slot, slot + AUP_COPY32 + 2, v) == 0, "32: wraps");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
-	CHECK(arch_uprobe_boost(&au, &r, slot) && r.ip == slot + 32, "32: boost");
+	CHECK(arch_uprobe_boost(&au, &r, slot) && r.ip == slot + AUP_COPY32, "32: boost");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
 	r0 = r;
@@ -1130,7 +1195,7 @@ static void test_emulate_param(void)
 		{ "48 8d 44 7f 01", false, true },	/* lea 1(%rdi,%rdi,2) */
 		{ "9c", false, false },			/* pushf */
 		{ "e2 10", false, false },		/* loop */
-		{ "48 8b 05 00 10 00 00", false, false }, /* mov 0x1000(%rip) */
+		{ "48 8b 05 00 10 00 00", false, true }, /* mov 0x1000(%rip) */
 		{ "ff 15 00 10 00 00", false, false },	/* call *0x1000(%rip) */
 	};
 	unsigned long v = 0x400000, slot = 0x7fff0000;
@@ -1151,7 +1216,7 @@ static void test_emulate_param(void)
 		} else {
 			CHECK(!arch_uprobe_skip_sstep(&au, &r) && !memcmp(&r, &r0, sizeof(r)),
 			      "%s: not emulated", c[i].hex);
-			CHECK(PL(&au, false)->boostable == c[i].boosted &&
+			CHECK(!!PL(&au, false)->boostable == c[i].boosted &&
 			      arch_uprobe_boost(&au, &r, slot) == c[i].boosted,
 			      "%s: boosted %d", c[i].hex, c[i].boosted);
 			CHECK(!arch_uprobe_jump_len(&au, &r0) ==
@@ -1206,8 +1271,8 @@ static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long s
 
 	for (mode = 0; mode < AUP_NR_MODES; mode++) {
 		const struct arch_uprobe_plan *p = &au->plan[mode];
-		const u8 *half = buf + mode * AUP_HALF;
-		unsigned long at = slot + mode * AUP_HALF, target;
+		const u8 *half = buf + aup_copy_off(mode);
+		unsigned long at = slot + aup_copy_off(mode), target;
 		u64 t64;
 		s32 rel;
 
@@ -1215,6 +1280,14 @@ static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long s
 		    p->xol_len : 0;
 		if (memcmp(half, p->xol, n))
 			return false;
+		if (n && p->boostable == AUP_BOOST_SCRATCH) {
+			memcpy(&rel, half + n + 4, 4);
+			if (half[n] != 0x48 || half[n + 1] != 0x8b ||
+			    half[n + 2] != (0x84 | (p->scratch & 7) << 3) ||
+			    half[n + 3] != 0x24 || rel != -AUP_BOOST_SAVE_OFF)
+				return false;
+			n += AUP_RESTORE_LEN;
+		}
 		if (n && p->boostable && (p->fixups & AUP_FIX_IP)) {
 			if (p->ia32) {
 				target = (u32)(v + p->len);
@@ -1230,7 +1303,7 @@ static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long s
 				n += 14;
 			}
 		}
-		for (i = n; i < AUP_HALF; i++)
+		for (i = n; i < (mode ? UPROBE_XOL_SLOT_BYTES - AUP_COPY32 : AUP_COPY32); i++)
 			if (half[i] != 0xcc)
 				return false;
 	}
@@ -1241,7 +1314,7 @@ static bool slot_ok(const struct arch_uprobe *au, const u8 *buf, unsigned long s
 static void begin_step(struct arch_uprobe *au, struct pt_regs *r, unsigned long v,
 		       unsigned long slot)
 {
-	int copy = (r->cs == __USER32_CS) * AUP_HALF;
+	int copy = (r->cs == __USER32_CS) * AUP_COPY32;
 	u8 buf[UPROBE_XOL_SLOT_BYTES];
 
 	CHECK(arch_uprobe_fill_slot(au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
@@ -1319,7 +1392,7 @@ static void test_step(void)
 	analyze_hex(&au, "e8 00 01 00 00", false);
 	regs_init(&r, v);
 	CHECK(arch_uprobe_fill_slot(&au, buf, slot, v) == UPROBE_XOL_SLOT_BYTES &&
-	      buf[5] == 0xcc && buf[6] == 0xcc && buf[32] == 0xe8, "fill call");
+	      buf[5] == 0xcc && buf[6] == 0xcc && buf[AUP_COPY32] == 0xe8, "fill call");
 	memcpy(&rel, buf + 1, 4);
 	CHECK(rel == 1, "call lands on the slot's second int3: %#x", rel);
 	begin_step(&au, &r, v, 0x7f0000000000UL);
@@ -1403,8 +1476,8 @@ static void test_step(void)
 	regs_init(&r, 0x80000000UL);
 	r.cs = __USER32_CS;
 	begin_step(&au, &r, 0x80000000UL, slot);
-	CHECK(r.ip == slot + AUP_HALF, "32-bit copy in the second half");
-	r.ip = slot + AUP_HALF + 5 + 1;
+	CHECK(r.ip == slot + AUP_COPY32, "32-bit copy in the second half");
+	r.ip = slot + AUP_COPY32 + 5 + 1;
 	CHECK(!arch_uprobe_post_xol(&au, &r) && r.ip == 5, "jmp32 wraps (step): %#lx", r.ip);
 
 	/* rep movsb: stops after an iteration with ip at the slot */
@@ -1491,14 +1564,14 @@ static void test_step(void)
 	      PL(&au, false)->err == -EINVAL, "dec %%eax, only in 32-bit code");
 	CHECK(arch_uprobe_fill_slot(&au, buf, 0x100000000UL, v) == -ENOEXEC, "slot > 4G");
 	CHECK(arch_uprobe_fill_slot(&au, buf, 0xffffffc0UL, v) == UPROBE_XOL_SLOT_BYTES &&
-	      slot_ok(&au, buf, 0xffffffc0UL, v) && buf[0] == 0xcc && buf[32] == 0x48 &&
-	      buf[33] == 0xe9, "slot < 4G");
+	      slot_ok(&au, buf, 0xffffffc0UL, v) && buf[0] == 0xcc && buf[AUP_COPY32] == 0x48 &&
+	      buf[AUP_COPY32 + 1] == 0xe9, "slot < 4G");
 	regs_init(&r, v);
 	r.cs = __USER32_CS;
 	test_utask.xol_vaddr = 0xffffffe0UL;
 	CHECK(arch_uprobe_pre_xol(&au, &r) == -ENOEXEC && r.ip == v, "pre_xol slot > 4G");
 	test_utask.xol_vaddr = 0xffffffc0UL;
-	CHECK(!arch_uprobe_pre_xol(&au, &r) && r.ip == 0xffffffc0UL + AUP_HALF,
+	CHECK(!arch_uprobe_pre_xol(&au, &r) && r.ip == 0xffffffc0UL + AUP_COPY32,
 	      "pre_xol slot < 4G");
 	arch_uprobe_abort_xol(&au, &r);
 	CHECK(r.ip == v && !(r.flags & X86_EFLAGS_TF), "abort");
@@ -2437,7 +2510,7 @@ static int nr_fuzz_boost, nr_fuzz_step, nr_fuzz_forms[2][3];
 static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outcome *o)
 {
 	const struct arch_uprobe_plan *p = PL(au, L->ia32);
-	unsigned long copy = slot + (L->ia32 ? AUP_HALF : 0);
+	unsigned long copy = slot + (L->ia32 ? AUP_COPY32 : 0);
 	struct pt_regs r;
 	int ret, n;
 
@@ -2560,7 +2633,9 @@ static bool step_outcome(struct arch_uprobe *au, unsigned long slot, struct outc
 static bool boost_outcome(struct arch_uprobe *au, unsigned long slot, struct outcome *o,
 			  char *why)
 {
-	unsigned long copy = slot + (L->ia32 ? AUP_HALF : 0), ip;
+	unsigned long copy = slot + (L->ia32 ? AUP_COPY32 : 0), ip, save;
+	const struct arch_uprobe_plan *p = PL(au, L->ia32);
+	u64 below_red_zone = 0;
 	struct pt_regs r;
 	struct cpu c;
 	int ret;
@@ -2573,7 +2648,17 @@ static bool boost_outcome(struct arch_uprobe *au, unsigned long slot, struct out
 	}
 	cpu_to_regs(&cpu_init, &r);
 	test_utask.state = UTASK_RUNNING;
+	/* AUP_BOOST_SCRATCH: the word below the red zone is the kernel's */
+	save = r.sp - AUP_BOOST_SAVE_OFF;
+	if (p->boostable == AUP_BOOST_SCRATCH && save - DATA < DATA_SIZE - 8)
+		below_red_zone = get_unaligned((u64 *)save);
 	if (!arch_uprobe_boost(au, &r, slot) || r.ip != copy) {
+		/* declined when the operand may cover that word */
+		if (p->boostable == AUP_BOOST_SCRATCH &&
+		    save + 7 - (CODE_V + p->len + p->rel) < SZ_16K) {
+			o->signo = SIGALRM;
+			return true;
+		}
 		sprintf(why, "not boosted (ip %#lx)", r.ip);
 		return false;
 	}
@@ -2582,6 +2667,8 @@ static bool boost_outcome(struct arch_uprobe *au, unsigned long slot, struct out
 	run_cpu(&c);
 	*o = trap_out;
 	ip = o->cpu.ip;
+	if (p->boostable == AUP_BOOST_SCRATCH && save - DATA < DATA_SIZE - 8)
+		put_unaligned(below_red_zone, (u64 *)save);
 	if (getenv("AUP_DEBUG"))
 		printf("boost: sig %d code %d addr %#lx ip %#lx\n", o->signo, o->code, o->addr, ip);
 	if (o->signo == SIGALRM)
@@ -2591,6 +2678,10 @@ static bool boost_outcome(struct arch_uprobe *au, unsigned long slot, struct out
 			sprintf(why, "int3 in the slot at +%#lx", ip - 1 - slot);
 			return false;
 		}
+		/* the core moves the task out: the boost's scratch comes back */
+		cpu_to_regs(&o->cpu, &r);
+		arch_uprobe_boost_leave(&r);
+		regs_to_cpu(&r, &o->cpu);
 		o->cpu.ip = arch_uprobe_boost_resume((void *)slot, slot, ip, CODE_V);
 		if (o->cpu.ip != CODE_V) {
 			sprintf(why, "signal %d at the jump back", o->signo);

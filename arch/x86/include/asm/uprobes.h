@@ -19,7 +19,7 @@ typedef u8 uprobe_opcode_t;
 #define UPROBE_SWBP_INSN_SIZE		1
 /*
  * An XOL slot: the relocated copy for 64-bit code, then the one for 32-bit
- * code, 32 bytes apart, each with room for the jump back of the booster.
+ * code, each with room for what the booster adds after it.
  */
 #define UPROBE_XOL_SLOT_BYTES		64
 #ifdef CONFIG_UPROBE_JUMP_SITES
@@ -60,8 +60,10 @@ enum arch_uprobe_mode {
  * @fixups: what to correct after a step (return address of a call, the
  *	scratch register of a RIP-relative form, the instruction pointer)
  * @boostable: the copy in a slot followed by a jump back to the next
- *	instruction is the instruction itself: no fix-up, no scratch
- *	register, no TF needed (for the booster)
+ *	instruction runs without TF (for the booster): AUP_BOOST_PLAIN, it
+ *	is the instruction itself, no fix-up; AUP_BOOST_SCRATCH, a
+ *	RIP-relative straight-line form whose scratch register the kernel
+ *	loads and the slot restores before its jump back; 0, neither
  * @reg: register operand of an emulation: the pushed register, or the
  *	destination of a mov or lea
  * @cond: condition code of an emulated jcc, or which of loopne, loope,
@@ -120,9 +122,9 @@ struct arch_uprobe {
 };
 
 /**
- * struct arch_uprobe_task - per-task state kept across a step
+ * struct arch_uprobe_task - per-task state kept across a step or a boost
  * @saved_scratch: user value of the scratch register during a RIP-relative
- *	step
+ *	step or boost
  * @saved_below_sp: during the step of a relative call to a non-canonical
  *	target, on a CPU that stores nothing before that call's #GP: the word
  *	below the stack pointer, which the copy's push overwrites
@@ -133,17 +135,25 @@ struct arch_uprobe {
  * @tf_was_set: the program itself had TF set (its own, or a ptrace single
  *	step): keep TF and report the step to it afterwards
  * @blockstep: ptrace block-step (BTF) was on; suspended during our step
+ * @boost_copy: user address of the copy of the last AUP_BOOST_SCRATCH boost
+ * @boost_restore: user address of its restore of the scratch register: in
+ *	[@boost_copy, @boost_restore] the register is still the kernel's
+ * @boost_reg: its scratch register; 0 (rax, never one) when there is none
+ *	to restore
  */
 struct arch_uprobe_task {
 	union {
 		unsigned long saved_scratch;
 		unsigned long saved_below_sp;
 	};
+	unsigned long boost_copy;
+	unsigned long boost_restore;
 	unsigned long saved_trap_nr;
 	unsigned long dr6;
 	u8 mode;
 	bool tf_was_set;
 	bool blockstep;
+	u8 boost_reg;
 };
 
 struct pt_regs;

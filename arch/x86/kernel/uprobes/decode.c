@@ -43,6 +43,7 @@ struct aup_decoded {
 	bool rep;
 	bool repne;
 	bool fsgs;
+	bool names_sp;
 };
 
 static unsigned int aup_mod(const struct aup_decoded *d)
@@ -453,6 +454,8 @@ static int aup_riprel(struct arch_uprobe_plan *p, struct aup_decoded *d)
 		reg |= 8;
 	}
 	used |= BIT(reg);
+	/* rsp (or xmm4, told apart by no one here) as an operand */
+	d->names_sp = used & BIT(AUP_REG_SP);
 	if (aup_is(d, 1, 0xc7))			/* cmpxchg8b/16b: ecx:ebx */
 		used |= BIT(3);
 
@@ -469,6 +472,8 @@ static int aup_riprel(struct arch_uprobe_plan *p, struct aup_decoded *d)
 	if (insn->vex_prefix.nbytes == 3)	/* VEX.B is stored inverted */
 		p->xol[insn_offset_vex_prefix(insn) + 1] |= 0x20;
 	p->fixups |= AUP_FIX_SCRATCH;
+	/* The operand is at next + rel (emulations that use rel agree). */
+	p->rel = insn->displacement.value;
 	return 0;
 }
 
@@ -512,12 +517,24 @@ static bool aup_decoded_ok(const struct aup_decoded *d)
 }
 
 /*
- * The copy needs nothing from the kernel after it ran. Emulated classes
- * are judged by their copy too: it runs when a hit does not emulate.
+ * How the copy can run without TF (arch_uprobe_plan.boostable): it needs
+ * nothing from the kernel after it ran (AUP_BOOST_PLAIN), or only its
+ * scratch register back, which the slot restores from below the red zone
+ * before its jump back (AUP_BOOST_SCRATCH): a straight-line RIP-relative
+ * form that leaves the stack pointer alone (no push or pop of memory, no
+ * rsp operand). Emulated classes are judged by their copy too: it runs
+ * when a hit does not emulate.
  */
-static bool aup_boostable(const struct arch_uprobe_plan *p)
+static u8 aup_boostable(const struct arch_uprobe_plan *p,
+			const struct aup_decoded *d)
 {
-	return !(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH));
+	if (!(p->fixups & ~(AUP_FIX_IP | AUP_FIX_BRANCH)))
+		return AUP_BOOST_PLAIN;
+	if (p->fixups != (AUP_FIX_IP | AUP_FIX_SCRATCH) || d->names_sp ||
+	    (aup_is(d, 0, 0xff) && aup_modreg(d) == 6) ||	/* push m */
+	    aup_is(d, 0, 0x8f))					/* pop m */
+		return 0;
+	return AUP_BOOST_SCRATCH;
 }
 
 /* Decode @bytes for one mode and fill in the plan, or return why not. */
@@ -561,7 +578,7 @@ static int aup_analyze(struct arch_uprobe_plan *p, const u8 *bytes, bool ia32)
 		if (ret)
 			return ret;
 	}
-	p->boostable = aup_boostable(p);
+	p->boostable = aup_boostable(p, &d);
 	return 0;
 }
 

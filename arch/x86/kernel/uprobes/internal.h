@@ -34,6 +34,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
@@ -75,6 +76,20 @@ enum aup_emul {
 #define AUP_FIX_SCRATCH	0x20	/* RIP-relative: restore the scratch reg */
 #define AUP_FIX_PUSHF	0x40	/* pushf: hide our TF in the pushed word */
 #define AUP_FIX_REP	0x80	/* rep string: may stop after an iteration */
+
+/* arch_uprobe_plan.boostable */
+#define AUP_BOOST_PLAIN		1	/* the copy, then the jump back */
+#define AUP_BOOST_SCRATCH	2	/* also the scratch register restored */
+
+/*
+ * Where an AUP_BOOST_SCRATCH boost keeps the program's scratch register
+ * for the slot to restore: the word just below the red zone, which the
+ * program may not count on (signal frames go there); the kernel keeps its
+ * own copy for a task it moves out of the slot.
+ */
+#define AUP_RED_ZONE		128	/* the x86-64 ABI's, below the sp */
+#define AUP_BOOST_SAVE_OFF	(AUP_RED_ZONE + 8)
+#define AUP_RESTORE_LEN		8	/* mov -AUP_BOOST_SAVE_OFF(%rsp),%reg */
 
 #define AUP_REG_SP	4	/* %rsp, %esp */
 #define AUP_REG_NONE	0xff	/* no base / no index */
@@ -167,13 +182,22 @@ static inline unsigned long aup_trunc(const struct arch_uprobe_plan *p,
 	return p->ia32 ? (u32)v : v;
 }
 
-/* Where the copy of each mode's plan sits in a slot. */
-#define AUP_HALF	(UPROBE_XOL_SLOT_BYTES / AUP_NR_MODES)
+/*
+ * Where the copy of each mode's plan sits in a slot: the 64-bit one first,
+ * with room for the restore of a scratch register and a 14-byte jump back,
+ * then the 32-bit one.
+ */
+#define AUP_COPY32	40
+
+static inline unsigned int aup_copy_off(unsigned int mode)
+{
+	return mode == AUP_MODE_32 ? AUP_COPY32 : 0;
+}
 
 /* The user address of the copy the current task steps (or will). */
 static inline unsigned long aup_copy_vaddr(const struct uprobe_task *ut)
 {
-	return ut->xol_vaddr + ut->autask.mode * AUP_HALF;
+	return ut->xol_vaddr + aup_copy_off(ut->autask.mode);
 }
 
 #define AUP_JMP64_LEN	14	/* jmp *0(%rip); .quad target */

@@ -12,7 +12,6 @@
 #define AUP_JUMP_LEN		5	/* jmp rel32 */
 #define AUP_STUB_SYSCALL_END	16	/* ip after a stub's syscall */
 #define AUP_STUB_SAVED		3	/* rax, r11, rcx from the stub's sp up */
-#define AUP_RED_ZONE		128	/* the x86-64 ABI's, below the sp */
 
 static const u8 aup_stub[AUP_STUB_SYSCALL_END] = {
 	0x48, 0x8d, 0x64, 0x24, 0x80,		/* lea -128(%rsp),%rsp */

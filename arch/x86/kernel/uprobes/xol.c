@@ -18,7 +18,10 @@
 static void aup_jump_back(const struct arch_uprobe_plan *p, u8 *at,
 			  unsigned long at_vaddr, unsigned long target)
 {
-	BUILD_BUG_ON(MAX_UINSN_BYTES + AUP_JMP64_LEN > AUP_HALF);
+	BUILD_BUG_ON(MAX_UINSN_BYTES + AUP_RESTORE_LEN + AUP_JMP64_LEN >
+		     AUP_COPY32);
+	BUILD_BUG_ON(AUP_COPY32 + MAX_UINSN_BYTES + AUP_JMP32_LEN >
+		     UPROBE_XOL_SLOT_BYTES);
 	if (p->ia32) {
 		at[0] = 0xe9;
 		put_unaligned((u32)(target - (at_vaddr + AUP_JMP32_LEN)),
@@ -31,6 +34,19 @@ static void aup_jump_back(const struct arch_uprobe_plan *p, u8 *at,
 	put_unaligned((u64)target, (u64 *)(at + 6));
 }
 
+/*
+ * Write at @at the restore of an AUP_BOOST_SCRATCH copy's scratch register
+ * (rsi, rdi or rbx): mov -AUP_BOOST_SAVE_OFF(%rsp),%reg, disp32.
+ */
+static void aup_restore_scratch(const struct arch_uprobe_plan *p, u8 *at)
+{
+	at[0] = 0x48;					/* REX.W */
+	at[1] = 0x8b;					/* mov r/m64,r64 */
+	at[2] = 0x84 | (p->scratch & 7) << 3;		/* [SIB + disp32] */
+	at[3] = 0x24;					/* base rsp */
+	put_unaligned((s32)-AUP_BOOST_SAVE_OFF, (s32 *)(at + 4));
+}
+
 /**
  * arch_uprobe_fill_slot - write the out-of-line recipe of a probe
  * @au: the probe
@@ -38,11 +54,13 @@ static void aup_jump_back(const struct arch_uprobe_plan *p, u8 *at,
  * @slot_vaddr: the user address the slot has in the task's mm
  * @vaddr: the probed address the slot stands for
  *
- * Writes, AUP_HALF bytes apart, the copy of each mode's plan that can run
- * there (not a 32-bit one above 4 GiB), each followed by the guard int3
+ * Writes, at aup_copy_off() of its mode, the copy of each mode's plan
+ * that can run there (not a 32-bit one above 4 GiB), each followed by the
+ * guard int3
  * and, for a relative branch, its landing int3; the other bytes are int3s
  * too; a boostable straight-line copy is followed by its jump back to
- * @vaddr + len instead of the guard (aup_jump_back()). The contents depend
+ * @vaddr + len instead of the guard (aup_jump_back()), after the restore
+ * of its scratch register for AUP_BOOST_SCRATCH. The contents depend
  * only on @au, @vaddr and @slot_vaddr, never on the task that fills it, so
  * a slot can be shared by every thread of the mm, kept across hits and
  * used by a task in either mode.
@@ -57,6 +75,7 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 {
 	u8 *s = slot;
 	bool used = false;
+	unsigned int at;
 	int mode;
 
 	/*
@@ -67,7 +86,7 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 	 * The next int3 is where a taken relative branch lands (its #DB
 	 * comes first).
 	 */
-	BUILD_BUG_ON(MAX_UINSN_BYTES + 2 > AUP_HALF);
+	BUILD_BUG_ON(AUP_COPY32 + MAX_UINSN_BYTES + 2 > UPROBE_XOL_SLOT_BYTES);
 	memset(s, UPROBE_SWBP_INSN, UPROBE_XOL_SLOT_BYTES);
 	for (mode = 0; mode < AUP_NR_MODES; mode++) {
 		const struct arch_uprobe_plan *p = &au->plan[mode];
@@ -76,14 +95,51 @@ int arch_uprobe_fill_slot(struct arch_uprobe *au, void *slot,
 			continue;
 		if (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32))
 			continue;
-		memcpy(s + mode * AUP_HALF, p->xol, p->xol_len);
+		at = aup_copy_off(mode);
+		memcpy(s + at, p->xol, p->xol_len);
+		at += p->xol_len;
+		if (p->boostable == AUP_BOOST_SCRATCH) {
+			aup_restore_scratch(p, s + at);
+			at += AUP_RESTORE_LEN;
+		}
 		if (p->boostable && (p->fixups & AUP_FIX_IP))
-			aup_jump_back(p, s + mode * AUP_HALF + p->xol_len,
-				      slot_vaddr + mode * AUP_HALF + p->xol_len,
+			aup_jump_back(p, s + at, slot_vaddr + at,
 				      aup_trunc(p, vaddr + p->len));
 		used = true;
 	}
 	return used ? UPROBE_XOL_SLOT_BYTES : -ENOEXEC;
+}
+
+/*
+ * Enter the AUP_BOOST_SCRATCH copy at @copy: the program's scratch register
+ * goes below the red zone for the slot's restore (faults disabled: this
+ * runs in the hit's read section) and into @at, and the register is
+ * loaded with the address the RIP-relative operand is relative to.
+ * False, and nothing changed, if that word cannot be written, or if the
+ * operand may cover it.
+ */
+static bool aup_boost_scratch(const struct arch_uprobe_plan *p,
+			      struct pt_regs *regs,
+			      struct arch_uprobe_task *at, unsigned long copy)
+{
+	unsigned long *r = aup_regp(regs, p->scratch), next = regs->ip + p->len;
+	unsigned long save = regs->sp - AUP_BOOST_SAVE_OFF;
+	int err;
+
+	/* An operand of up to 16 KiB (xsave) that starts below its end */
+	if (save + sizeof(long) - 1 - (next + p->rel) < SZ_16K)
+		return false;
+	pagefault_disable();
+	err = put_user(*r, (unsigned long __user *)save);
+	pagefault_enable();
+	if (err)
+		return false;
+	at->saved_scratch = *r;
+	at->boost_copy = copy;
+	at->boost_restore = copy + p->xol_len;
+	at->boost_reg = p->scratch;
+	*r = next;
+	return true;
 }
 
 /**
@@ -104,6 +160,8 @@ bool arch_uprobe_boost(struct arch_uprobe *au, struct pt_regs *regs,
 		       unsigned long slot_vaddr)
 {
 	const struct arch_uprobe_plan *p = aup_plan(au, regs);
+	struct arch_uprobe_task *at = &current->utask->autask;
+	unsigned long copy;
 
 	if (!p || !p->boostable ||
 	    (p->ia32 && slot_vaddr + UPROBE_XOL_SLOT_BYTES > BIT_ULL(32)))
@@ -111,8 +169,39 @@ bool arch_uprobe_boost(struct arch_uprobe *au, struct pt_regs *regs,
 	if ((regs->flags & X86_EFLAGS_TF) ||
 	    test_thread_flag(TIF_SINGLESTEP) || test_thread_flag(TIF_BLOCKSTEP))
 		return false;
-	regs->ip = slot_vaddr + (p - au->plan) * AUP_HALF;
+	copy = slot_vaddr + aup_copy_off(p - au->plan);
+	at->boost_reg = 0;
+	if (p->boostable == AUP_BOOST_SCRATCH &&
+	    !aup_boost_scratch(p, regs, at, copy))
+		return false;
+	regs->ip = copy;
 	return true;
+}
+
+/**
+ * arch_uprobe_boost_leave - current leaves a boosted copy other than by it
+ * @regs: current's user registers, ip still in the slot
+ *
+ * The core moves the task out of the slot (to where
+ * arch_uprobe_boost_resume() says, or to a step of the copy), or rseq
+ * sends it to an abort handler: an AUP_BOOST_SCRATCH copy whose slot has
+ * not restored the scratch register yet gets it back from the kernel's
+ * copy.
+ *
+ * Context: current, in any context; touches no user memory.
+ */
+void arch_uprobe_boost_leave(struct pt_regs *regs)
+{
+	struct arch_uprobe_task *at;
+
+	if (!current->utask)
+		return;
+	at = &current->utask->autask;
+	if (!at->boost_reg)
+		return;
+	if (regs->ip - at->boost_copy <= at->boost_restore - at->boost_copy)
+		*aup_regp(regs, at->boost_reg) = at->saved_scratch;
+	at->boost_reg = 0;
 }
 
 /**
@@ -123,8 +212,10 @@ bool arch_uprobe_boost(struct arch_uprobe *au, struct pt_regs *regs,
  * @vaddr: the probed address the slot stands for
  *
  * A task can be stopped in a slot only at the start of a copy (it has not
- * run yet) or at the jump back after it (it has). The jump back itself has
- * no effect, so the task can as well be at its target.
+ * run yet), at the restore of the scratch register of an AUP_BOOST_SCRATCH
+ * copy or at the jump back after it (it has). The restore and the jump
+ * back have no effect on the program (arch_uprobe_boost_leave() restores
+ * the register), so the task can as well be at the jump's target.
  *
  * Return: @vaddr if the copy has not run (the probed instruction is still
  * to be executed), else the jump back's target.
@@ -138,8 +229,17 @@ unsigned long arch_uprobe_boost_resume(const void *slot,
 	u64 target;
 	s32 rel;
 
-	if (off >= UPROBE_XOL_SLOT_BYTES || !(off % AUP_HALF))
+	if (off >= UPROBE_XOL_SLOT_BYTES || off == aup_copy_off(AUP_MODE_64) ||
+	    off == aup_copy_off(AUP_MODE_32))
 		return vaddr;
+	/* mov -AUP_BOOST_SAVE_OFF(%rsp),%reg: the jump back follows */
+	if (off + AUP_RESTORE_LEN <= UPROBE_XOL_SLOT_BYTES &&
+	    j[0] == 0x48 && j[1] == 0x8b && (j[2] & 0xc7) == 0x84 &&
+	    j[3] == 0x24 &&
+	    get_unaligned((s32 *)(j + 4)) == -AUP_BOOST_SAVE_OFF) {
+		j += AUP_RESTORE_LEN;
+		off += AUP_RESTORE_LEN;
+	}
 	if (off + AUP_JMP64_LEN <= UPROBE_XOL_SLOT_BYTES &&
 	    j[0] == 0xff && j[1] == 0x25 && !get_unaligned((u32 *)(j + 2))) {
 		target = get_unaligned((u64 *)(j + 6));
@@ -147,7 +247,7 @@ unsigned long arch_uprobe_boost_resume(const void *slot,
 	}
 	if (off + AUP_JMP32_LEN <= UPROBE_XOL_SLOT_BYTES && j[0] == 0xe9) {
 		rel = get_unaligned((s32 *)(j + 1));
-		return (u32)(ip + AUP_JMP32_LEN + rel);
+		return (u32)(slot_vaddr + off + AUP_JMP32_LEN + rel);
 	}
 	return vaddr;
 }
@@ -208,6 +308,7 @@ int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 		return -ENOEXEC;
 
 	at->mode = p - au->plan;
+	at->boost_reg = 0;		/* saved_scratch is the step's now */
 	at->dr6 = 0;
 	at->tf_was_set = regs->flags & X86_EFLAGS_TF;
 	at->blockstep = test_thread_flag(TIF_BLOCKSTEP);

@@ -19,7 +19,8 @@ ug_data:	.quad 100
 /*
  * long ug_body(long x): x + 1 + ug_data, through one instruction of each
  * kind the kernel runs a probed instruction by: emulated (nop, push),
- * boosted (add $1), stepped with a scratch register (a RIP-relative add).
+ * boosted (add $1), boosted with a scratch register (a RIP-relative add;
+ * stepped by stock 6.1).
  */
 FUNC(ug_body)
 	.cfi_startproc

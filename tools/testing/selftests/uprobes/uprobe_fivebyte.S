@@ -92,16 +92,20 @@ fb_framed_ret:
 
 /*
  * long fb_rseq_nop5(struct rseq *rs, long *counts), fb_rseq_mov5(rs,
- * counts) and fb_rseq_step(rs, counts): one restartable sequence each that
- * adds 1 to counts[rs->cpu_id], with a probed instruction between the load
- * and the store that commits: a 5-byte nop at fb_rseq_nop5_at, a
- * mov $imm32,%edx at fb_rseq_mov5_at, or at fb_rseq_step_at the addition
- * itself, add fb_rseq_one(%rip),%rcx (a RIP-relative operand: stepped out
- * of line, no boost, no emulation, no jump site). Return 0 once committed,
+ * counts), fb_rseq_step(rs, counts) and fb_rseq_riprel(rs, counts): one
+ * restartable sequence each that adds 1 to counts[rs->cpu_id], with a
+ * probed instruction between the load and the store that commits: a 5-byte
+ * nop at fb_rseq_nop5_at, a mov $imm32,%edx at fb_rseq_mov5_at, a
+ * cmp fb_rseq_one(%rip),%rsp at fb_rseq_step_at (RIP-relative and naming
+ * %rsp: stepped out of line with a scratch register, no boost, no
+ * emulation, no jump site), or at fb_rseq_riprel_at the addition itself,
+ * add fb_rseq_one(%rip),%rcx (boosted with a scratch register that the
+ * slot restores; a jump site where they are on). Return 0 once committed,
  * 1 when the kernel aborted the sequence (the caller tries again). A
  * preemption anywhere between the load and the commit must abort it, or
  * the store puts back a count that another thread of the CPU has moved on
- * meanwhile. RSEQ_ADD's @site is the probed instruction; with @add, the
+ * meanwhile. An abort that finds %rsi (the scratch register of the two
+ * RIP-relative forms) changed returns 2. RSEQ_ADD's @site is the probed instruction; with @add, the
  * addition to the count in %rcx follows it.
  */
 	.pushsection .rodata
@@ -123,6 +127,7 @@ fb_rseq_one:
 	.globl	\name, \name\()_at
 	.type	\name, @function
 \name:
+	mov	%rsi, %r8			/* checked at an abort */
 	lea	\name\()_cs(%rip), %rax
 	mov	%rax, 8(%rdi)			/* rs->rseq_cs */
 .L\name\()_start:
@@ -140,12 +145,17 @@ fb_rseq_one:
 	.long	0x53053053			/* RSEQ_SIG, glibc's on x86 */
 .L\name\()_abort:
 	mov	$1, %eax
+	cmp	%rsi, %r8			/* a scratch register given back? */
+	je	1f
+	mov	$2, %eax
+1:
 	ret
 	.size	\name, . - \name
 .endm
 
 	RSEQ_ADD fb_rseq_nop5, 1, .byte 0x0f, 0x1f, 0x44, 0x00, 0x00	/* nopl 0x0(%rax,%rax,1) */
 	RSEQ_ADD fb_rseq_mov5, 1, .byte 0xba, 0x78, 0x56, 0x34, 0x12	/* mov $0x12345678,%edx */
-	RSEQ_ADD fb_rseq_step, 0, add fb_rseq_one(%rip), %rcx
+	RSEQ_ADD fb_rseq_step, 1, cmp fb_rseq_one(%rip), %rsp
+	RSEQ_ADD fb_rseq_riprel, 0, add fb_rseq_one(%rip), %rcx
 
 	.section .note.GNU-stack, "", @progbits

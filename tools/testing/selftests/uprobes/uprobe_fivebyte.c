@@ -1785,7 +1785,7 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	static long counts[RSEQ_CPUS];
 	struct sched_param prio = { .sched_priority = 1 };
 	struct rseq_run r = { .add = add, .counts = counts };
-	long commits = 0, aborts = 0, total = 0, i;
+	long commits = 0, aborts = 0, total = 0, wrong = 0, i, ret;
 	struct rseq *rs = ut_rseq_area();
 	pthread_attr_t attr;
 	pthread_t thread;
@@ -1804,10 +1804,12 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	end = time(NULL) + RSEQ_SECONDS;
 	while (time(NULL) < end) {
 		for (i = 0; i < 50; i++) {
-			if (add(rs, counts))
+			ret = add(rs, counts);
+			if (ret)
 				aborts++;
 			else
 				commits++;
+			wrong += ret == 2;
 		}
 	}
 	UT_WRITE_ONCE(r.stop, 1);
@@ -1818,6 +1820,7 @@ static void rseq_probed(struct __test_metadata *_metadata, const char *grp,
 	       commits, r.commits, aborts, total, ut_profile_hits("fb_rseq"));
 	EXPECT_LT(100, r.commits);	/* it did preempt */
 	EXPECT_LT(0, aborts);		/* and preemptions did abort */
+	EXPECT_EQ(0, wrong);		/* with the program's registers */
 	/* Stock steps these instructions out of line, unseen by rseq. */
 	if (ut_impl_is_stock() && total < commits + r.commits) {
 		UT_STOCK_FAILS("%ld additions lost: sequences not aborted",
@@ -2005,13 +2008,25 @@ TEST_F_TIMEOUT(five, rseq_aborted_at_mov5, 120)
 		    "fb_rseq_mov5_at", fb_rseq_mov5_at);
 }
 
-/* The same at an add that is stepped out of line (a breakpoint site). */
+/* The same at a compare that is stepped out of line (a breakpoint site). */
 TEST_F_TIMEOUT(five, rseq_aborted_at_stepped, 120)
 {
 	if (START("ufb_rseqs"))
 		return;
 	rseq_probed(_metadata, self->grp, false, fb_rseq_step,
 		    "fb_rseq_step_at", fb_rseq_step_at);
+}
+
+/*
+ * The same at a RIP-relative add, boosted with a scratch register that
+ * rseq's abort must give back (stock 6.1 steps it, no jump site).
+ */
+TEST_F_TIMEOUT(five, rseq_aborted_at_riprel, 120)
+{
+	if (START("ufb_rseqr"))
+		return;
+	rseq_probed(_metadata, self->grp, variant->jump && !ut_impl_is_stock(),
+		    fb_rseq_riprel, "fb_rseq_riprel_at", fb_rseq_riprel_at);
 }
 
 TEST_HARNESS_MAIN

@@ -73,4 +73,16 @@ LABEL(fe_add_insn)
 	ret
 END(fe_add)
 
+/*
+ * long fe_ripadd(long x): x + fe_data -- the probe is on an add from a
+ * RIP-relative operand (boosted with a scratch register; stepped by
+ * stock 6.1)
+ */
+FUNC(fe_ripadd)
+	mov	%rdi, %rax
+LABEL(fe_ripadd_insn)
+	add	fe_data(%rip), %rax
+	ret
+END(fe_ripadd)
+
 	.section .note.GNU-stack, "", @progbits

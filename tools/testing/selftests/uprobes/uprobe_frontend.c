@@ -41,6 +41,7 @@ static struct {
 	const void *(*passcall)(const void *p);
 	long (*nop)(long x);
 	long (*add)(long x);
+	long (*ripadd)(long x);
 	uintptr_t stack_callee, stack_ret, retfunc, retcall_ret, pass;
 	uintptr_t passcall_ret;
 } fa;
@@ -496,25 +497,27 @@ static uintptr_t sym_addr(const char *name)
 /* Fill in fa; 0 or -1 when a symbol is missing. */
 static int resolve_asm(void)
 {
-	uintptr_t f[5];
+	uintptr_t f[6];
 
 	f[0] = sym_addr("fe_stack");
 	f[1] = sym_addr("fe_retcall");
 	f[2] = sym_addr("fe_passcall");
 	f[3] = sym_addr("fe_nop");
 	f[4] = sym_addr("fe_add");
+	f[5] = sym_addr("fe_ripadd");
 	fa.stack = (void (*)(uint64_t *))f[0];
 	fa.retcall = (long (*)(long))f[1];
 	fa.passcall = (const void *(*)(const void *))f[2];
 	fa.nop = (long (*)(long))f[3];
 	fa.add = (long (*)(long))f[4];
+	fa.ripadd = (long (*)(long))f[5];
 	fa.stack_callee = sym_addr("fe_stack_callee");
 	fa.stack_ret = sym_addr("fe_stack_ret");
 	fa.retfunc = sym_addr("fe_retfunc");
 	fa.retcall_ret = sym_addr("fe_retcall_ret");
 	fa.pass = sym_addr("fe_pass");
 	fa.passcall_ret = sym_addr("fe_passcall_ret");
-	return f[0] && f[1] && f[2] && f[3] && f[4] && fa.stack_callee &&
+	return f[0] && f[1] && f[2] && f[3] && f[4] && f[5] && fa.stack_callee &&
 	       fa.stack_ret && fa.retfunc && fa.retcall_ret && fa.pass &&
 	       fa.passcall_ret ? 0 : -1;
 }
@@ -1518,6 +1521,39 @@ TEST_F(fe, stats_boosted_add)
 		return;
 	expect_stats(_metadata, self->grp, "fe_sts_e", ut_self_exe(),
 		     self_off("fe_add_insn"), 6, 0, 0, 6);
+}
+
+/*
+ * A probe on an add from a RIP-relative operand hit N times: HITS=N
+ * BOOSTED=N, the sums exact, the scratch register (rsi) kept (stock: no
+ * stats, and it steps the add).
+ */
+TEST_F(fe, stats_boosted_riprel_add)
+{
+	int i;
+
+	if (START("fe_str"))
+		return;
+	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_str_e", "fe_ripadd_insn",
+			       NULL));
+	for (i = 0; i < 6; i++) {
+		long si = 0x5151 + i, x = i, r;
+
+		UT_WRITE_ONCE(fe_data, 1000 * i);
+		/* fe_ripadd(x) with rsi live across the call */
+		asm volatile("call *%[f]"
+			     : "=a" (r), "+D" (x), "+S" (si)
+			     : [f] "r" (fa.ripadd)
+			     : "rcx", "rdx", "r8", "r9", "r10", "r11", "memory", "cc");
+		EXPECT_EQ(i + 1000 * i, r);
+		EXPECT_EQ(0x5151 + i, si);
+	}
+	UT_WRITE_ONCE(fe_data, 0x0123456789abcdefULL);
+	EXPECT_EQ(6, ut_profile_hits("fe_str_e"));
+	if (stats_stock(_metadata))
+		return;
+	expect_stats(_metadata, self->grp, "fe_str_e", ut_self_exe(),
+		     self_off("fe_ripadd_insn"), 6, 0, 0, 6);
 }
 
 /*

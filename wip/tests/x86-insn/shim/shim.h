@@ -301,6 +301,10 @@ do {								\
 		goto label;					\
 } while (0)
 
+#define SZ_16K		0x00004000
+#define pagefault_disable()	do { } while (0)
+#define pagefault_enable()	do { } while (0)
+
 static inline bool user_access_begin(const void __user *ptr, size_t len)
 {
 	return true;
