@@ -290,7 +290,8 @@ static void aup_save_below_sp(const struct arch_uprobe_plan *p,
  * current->utask->vaddr is the probed address, ->xol_vaddr the slot
  * (filled by arch_uprobe_fill_slot()). Saves what post_xol or abort_xol
  * restore, loads the scratch register of a RIP-relative copy, points ip at
- * the copy of the task's mode and sets TF.
+ * the copy of the task's mode and sets TF (not for a rep string copy of a
+ * program that does not step itself: the guard int3 ends that one).
  *
  * Context: process context, IRQs enabled.
  *
@@ -327,7 +328,12 @@ int arch_uprobe_pre_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	if ((p->fixups & AUP_FIX_CALL) && (p->fixups & AUP_FIX_RELBR))
 		aup_save_below_sp(p, regs, at);
 	regs->ip = aup_copy_vaddr(ut);
-	regs->flags |= X86_EFLAGS_TF;
+	/*
+	 * A rep string copy runs without TF (unless the program steps
+	 * itself): its guard int3 ends the step, so a hit costs no #DB.
+	 */
+	if (!(p->fixups & AUP_FIX_REP) || at->tf_was_set)
+		regs->flags |= X86_EFLAGS_TF;
 	return 0;
 }
 
@@ -431,9 +437,10 @@ int arch_uprobe_post_xol(struct arch_uprobe *au, struct pt_regs *regs)
 	}
 	if ((p->fixups & AUP_FIX_REP) && regs->ip == copy) {
 		/*
-		 * Rep string instructions trap after every iteration. Let the
-		 * CPU run the others without TF (unless the program steps
-		 * itself); the guard int3 then reports the end.
+		 * Rep string instructions trap after every iteration under
+		 * TF (a program that steps itself, or a watchpoint's #DB).
+		 * Let the CPU run the others without TF, unless the program
+		 * steps itself; the guard int3 then reports the end.
 		 */
 		if (!at->tf_was_set)
 			regs->flags &= ~X86_EFLAGS_TF;
