@@ -26,6 +26,8 @@
  * @rep: 0xf3 present
  * @repne: 0xf2 present
  * @fsgs: 0x64 or 0x65 present
+ * @names_sp: register 4 (rsp, or xmm4: not told apart) is an operand in
+ *	ModRM.reg or VEX.vvvv (set for RIP-relative forms by aup_riprel())
  */
 struct aup_decoded {
 	struct insn insn;
