@@ -180,12 +180,17 @@ static bool file_page_restores(struct page *page, struct page *file,
  * Write @len @bytes at @vaddr into @page, the anonymous page @vma maps there,
  * when @vma's mm is its only user: no fork child shares it (it is
  * PageAnonExclusive) and KSM does not. That is the page of an earlier
- * patch of ours, so a second probe in a page costs no copy. The caller
- * makes sure no other CPU runs the page. The page lock
- * keeps reclaim, migration and KSM away while the mapping is checked and
- * the opcode written; the page is dirtied for its swap copy. A thread
- * that took the breakpoint just before a removal finds the instruction
- * restored and runs it again (find_hit()), as with a replaced page.
+ * patch of ours, so a second probe in a page costs no copy.
+ *
+ * No CPU runs the page while it changes: its PTE is cleared and the TLB
+ * flushed first (the flush's IPIs serialize every CPU that ran the mm), and
+ * the page table lock, held until the PTE is back, keeps a fault on the page
+ * waiting; the next fetch from the page, after the PTE is back, sees the new
+ * bytes, as it would see a newly mapped copy. The page lock keeps reclaim,
+ * migration and KSM away while the mapping is checked and the bytes written;
+ * the page is dirtied for its swap copy. A thread that took the breakpoint
+ * just before a removal finds the instruction restored and runs it again
+ * (find_hit()), as with a replaced page.
  *
  * Return: 0; -EAGAIN if @page is no longer mapped there; -EPERM if it
  * must be copied instead.
@@ -194,11 +199,17 @@ static int write_in_place(struct vm_area_struct *vma, unsigned long vaddr,
 			  struct page *page, const void *bytes, size_t len)
 {
 	DEFINE_PAGE_VMA_WALK(pvmw, page, vma, vaddr, 0);
+	struct mm_struct *mm = vma->vm_mm;
+	struct mmu_notifier_range range;
 	void *kaddr;
+	pte_t pte;
 	int ret = 0;
 
 	if (!PageAnon(page) || PageKsm(page) || PageCompound(page))
 		return -EPERM;
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, vma, mm,
+				vaddr & PAGE_MASK, (vaddr & PAGE_MASK) + PAGE_SIZE);
+	mmu_notifier_invalidate_range_start(&range);
 	lock_page(page);
 	if (!page_vma_mapped_walk(&pvmw)) {
 		ret = -EAGAIN;
@@ -208,23 +219,27 @@ static int write_in_place(struct vm_area_struct *vma, unsigned long vaddr,
 		ret = -EPERM;
 		goto walk_done;
 	}
+	flush_cache_page(vma, vaddr, pte_pfn(*pvmw.pte));
+	pte = ptep_clear_flush_notify(vma, vaddr, pvmw.pte);
 	kaddr = kmap_local_page(page);
 	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
 			  bytes, len);
 	kunmap_local(kaddr);
+	set_pte_at_notify(mm, vaddr, pvmw.pte, pte);
 	set_page_dirty(page);
 walk_done:
 	page_vma_mapped_walk_done(&pvmw);
 unlock_page:
 	unlock_page(page);
+	mmu_notifier_invalidate_range_end(&range);
 	return ret;
 }
 
 /*
  * Put @len @bytes at @vaddr into @old, the page @vma maps there, or rather
- * into a new copy of it mapped in its place; in place only where no other
- * thread runs this page ("Patching text" in the design). Caller holds the mmap_lock for
- * write and a reference on @old.
+ * into a new copy of it mapped in its place: in place if @old is this mm's
+ * own anonymous copy (write_in_place()), else a copy ("Patching text" in the
+ * design). Caller holds the mmap_lock for write and a reference on @old.
  *
  * Return: 0; -EAGAIN if @old is no longer mapped there; -ENOSPC, -ENOMEM.
  */
@@ -237,11 +252,9 @@ int patch_page(struct vm_area_struct *vma, unsigned long vaddr,
 	int ret;
 
 	mmap_assert_write_locked(mm);
-	if (mm == current->mm && atomic_read(&mm->mm_users) == 1) {
-		ret = write_in_place(vma, vaddr, old, bytes, len);
-		if (ret != -EPERM)
-			return ret;
-	}
+	ret = write_in_place(vma, vaddr, old, bytes, len);
+	if (ret != -EPERM)
+		return ret;
 	new = alloc_page_vma(GFP_HIGHUSER_MOVABLE, vma, vaddr);
 	if (!new)
 		return -ENOMEM;
