@@ -21,12 +21,13 @@ bool uprobes_ready __ro_after_init;
 static atomic64_t uprobe_ids = ATOMIC64_INIT(0);
 
 /*
- * Every live uprobe by its key (allocated cyclically, so a key is reused
- * only after the other 2^32 - 1): a pending return instance records its
- * probe's key and id instead of holding a reference, so that neither a
- * hit nor a return writes the probe. A probe leaves the table before it is
- * freed through SRCU, so a lookup in an SRCU read section may use what it
- * finds (return_uprobe()). The xarray's own lock serialises its writers.
+ * Every uprobe that has had a return consumer, by its key (allocated
+ * cyclically from 1, so a key is reused only after the other 2^32 - 2;
+ * 0 means none yet): a pending return instance records its probe's key
+ * and id instead of holding a reference, so that neither a hit nor a
+ * return writes the probe. A probe leaves the table before it is freed
+ * through SRCU, so a lookup in an SRCU read section may use what it finds
+ * (return_uprobe()). The xarray's own lock serialises its writers.
  */
 DEFINE_XARRAY_ALLOC(uprobes_by_key);
 
@@ -121,10 +122,9 @@ static void free_uprobe_srcu(struct rcu_head *rcu)
 	free_uprobe(container_of(rcu, struct uprobe, rcu));
 }
 
-/* A new @uprobe that never went into its inode's table: undo its key. */
+/* A new @uprobe that never went into its inode's table (it has no key). */
 static void discard_new_uprobe(struct uprobe *uprobe)
 {
-	xa_erase(&uprobes_by_key, uprobe->key);
 	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
 }
 
@@ -134,7 +134,8 @@ noinline void release_uprobe(struct uprobe *uprobe)
 	struct uprobe_inode *ui = uprobe->ui;
 
 	xa_cmpxchg(&ui->probes, uprobe->offset, uprobe, NULL, 0);
-	xa_erase(&uprobes_by_key, uprobe->key);
+	if (uprobe->key)
+		xa_erase(&uprobes_by_key, uprobe->key);
 	put_uprobe_inode(ui);
 	call_srcu(&uprobes_srcu, &uprobe->rcu, free_uprobe_srcu);
 }
@@ -198,13 +199,6 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 	refcount_set(&uprobe->ref, 1);
 	mutex_init(&uprobe->reg_lock);
 	INIT_LIST_HEAD(&uprobe->consumers);
-	err = xa_alloc_cyclic(&uprobes_by_key, &uprobe->key, uprobe,
-			      xa_limit_32b, &uprobes_next_key, GFP_KERNEL);
-	if (err < 0) {
-		free_uprobe(uprobe);
-		put_uprobe_inode(ui);
-		return ERR_PTR(err);
-	}
 
 	for (;;) {
 		err = xa_insert(&ui->probes, offset, uprobe, GFP_KERNEL);
@@ -228,6 +222,31 @@ static struct uprobe *find_or_add_uprobe(struct inode *inode, loff_t offset,
 	discard_new_uprobe(uprobe);
 	put_uprobe_inode(ui);
 	return ERR_PTR(err);
+}
+
+/*
+ * Enter @uprobe in uprobes_by_key for its first return consumer. The key
+ * is stored before the consumer is published (list_add_rcu()): a hit that
+ * finds the consumer but reads no key yet takes no return (prepare_return()).
+ * Caller holds reg_lock.
+ *
+ * Return: 0, or -ENOMEM/-EBUSY.
+ */
+static int key_uprobe_locked(struct uprobe *uprobe)
+{
+	u32 key;
+	int err;
+
+	lockdep_assert_held(&uprobe->reg_lock);
+	if (uprobe->key)
+		return 0;
+	err = xa_alloc_cyclic(&uprobes_by_key, &key, uprobe,
+			      XA_LIMIT(1, U32_MAX), &uprobes_next_key,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err;
+	WRITE_ONCE(uprobe->key, key);
+	return 0;
 }
 
 /* Unpin the mms of @maps and free it unless it is the caller's @local. */
@@ -536,6 +555,11 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 	ret = read_and_analyze(uprobe);
 	if (ret)
 		goto unlock;
+	if (uc->ret_handler) {
+		ret = key_uprobe_locked(uprobe);
+		if (ret)
+			goto unlock;
+	}
 	first = list_empty(&uprobe->consumers);
 	list_add_rcu(&uc->node, &uprobe->consumers);
 	ret = sync_maps_locked(uprobe, UPROBE_FILTER_REGISTER);

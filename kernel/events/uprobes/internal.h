@@ -130,7 +130,8 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @offset: file offset of the probed instruction
  * @ref_ctr_offset: file offset of the SDT counter, 0 for none
  * @id: unique for the life of the system (XOL slots record it), never 0
- * @key: index in uprobes_by_key, where pending returns find the probe
+ * @key: index in uprobes_by_key, where pending returns find the probe;
+ *	0 until its first return consumer (key_uprobe_locked())
  * @ref: references: consumers (one for all), sites, temporary ones
  * @nr_sites: how many sites (in all mms) hold a reference; a removal walk
  *	that leaves some covers the whole file (sync_maps_locked())

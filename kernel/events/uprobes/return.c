@@ -181,9 +181,13 @@ bool prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	unsigned long frame = user_stack_pointer(regs);
 	struct stack_span span = { .nowait = nowait };
 	struct return_instance *ri, *top = NULL;
+	/* 0: the return consumer is being registered (key_uprobe_locked()) */
+	u32 key = READ_ONCE(uprobe->key);
 	bool pending, chained;
 	int stub;
 
+	if (unlikely(!key))
+		goto missed;
 	if (!area)
 		return false;	/* @nowait: still to be mapped */
 	if (IS_ERR(area))
@@ -254,7 +258,7 @@ bool prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 	if (stub >= 0)
 		WRITE_ONCE(*slot, orig);
 	ri->id = uprobe->id;
-	ri->key = uprobe->key;
+	ri->key = key;
 	ri->stub = stub;
 	ri->func = instruction_pointer(regs);
 	ri->orig_ret = orig;
