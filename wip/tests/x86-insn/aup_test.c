@@ -43,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -2275,6 +2277,41 @@ static const struct layout laytop = {
 
 static bool laytop_ok;
 
+/*
+ * Can this host run 32-bit code? A kernel without IA32 emulation (or a
+ * hypervisor that offers no 32-bit user segment) cannot: then the runs in
+ * 32-bit mode, which compare with the CPU, are skipped.
+ */
+static bool host_ia32;
+
+/* A child far-returns into 32-bit code that is an int3: SIGTRAP if it ran. */
+static bool host_runs_ia32(void)
+{
+	struct rlimit nocore = { 0, 0 };
+	unsigned char *p;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return true;	/* the runs will tell */
+	if (!pid) {
+		setrlimit(RLIMIT_CORE, &nocore);
+		signal(SIGTRAP, SIG_DFL);
+		signal(SIGSEGV, SIG_DFL);
+		p = mmap((void *)0x3f000000UL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		p[0] = 0xcc;
+		asm volatile("pushq $0x23\n\tpushq %0\n\tlretq" : : "r"((unsigned long)p));
+		_exit(3);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return true;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP;
+}
+
 static const struct layout *L = &lay64;
 
 #define CODE		(L->code)
@@ -2788,6 +2825,8 @@ static void test_tramp_native(void)
 	CHECK(!memcmp(c.gpr, cpu_init.gpr, sizeof(c.gpr)), "trampoline: trap restores");
 
 	/* 32-bit code: an int3 at +32 */
+	if (!host_ia32)
+		return;
 	use_layout(&lay32);
 	slot = SLOT_NEAR;
 	random_state();
@@ -3346,13 +3385,15 @@ static int do_fuzz(int states, bool listing, int nrandom)
 			fuzz_one(b, n);
 		}
 	}
-	use_layout(&lay32);
-	for (i = 0; i < ARRAY_SIZE(fuzz_extra32); i++) {
-		n = parse_hex(fuzz_extra32[i], b, 15);
-		fuzz_one(b, n);
+	if (host_ia32) {
+		use_layout(&lay32);
+		for (i = 0; i < ARRAY_SIZE(fuzz_extra32); i++) {
+			n = parse_hex(fuzz_extra32[i], b, 15);
+			fuzz_one(b, n);
+		}
+		fuzz_random(nrandom);
+		use_layout(&lay64);
 	}
-	fuzz_random(nrandom);
-	use_layout(&lay64);
 	printf("fuzz: distinct forms, 64-bit: %d emulated, %d stepped, %d boostable;\n"
 	       "      32-bit: %d emulated, %d stepped, %d boostable; %d states each\n",
 	       nr_fuzz_forms[0][0], nr_fuzz_forms[0][1], nr_fuzz_forms[0][2],
@@ -3387,6 +3428,9 @@ static void set_host_vendor(void)
 int main(int argc, char **argv)
 {
 	set_host_vendor();
+	host_ia32 = host_runs_ia32();
+	if (!host_ia32)
+		printf("SKIP: this host cannot run 32-bit code: the 32-bit runs against the CPU are skipped\n");
 	if (argc > 1 && !strcmp(argv[1], "objdump"))
 		return do_objdump();
 	if (argc > 1 && !strcmp(argv[1], "fuzz"))
