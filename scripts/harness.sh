@@ -763,7 +763,28 @@ cmd_bench() {
 			die "ubench scale did not finish under $impl (log: $LOGS/out.log)"
 		[ -z "$(console_problems)" ] || die "kernel reported problems under $impl: $LOGS/console.log"
 	done
+	local carried=
+	case " ${BENCH_IMPLS:-stock ours} " in *" stock "*) ;; *)
+		# Ours only on a clone with no stock run of its own: stock's rows are the last
+		# BENCHMARKS's (the same base sources), matched by their operation.
+		if [ ! -s "$out/stock.rows" ] && [ -f "$TOP/BENCHMARKS" ]; then
+			awk -F'|' -v rows="$out/stock.rows" -v exc="$out/stock.exc" '
+				function trim(s) { gsub(/^ +| +$/, "", s); return s }
+				FILENAME ~ /BENCHMARKS$/ {
+					if (NF == 8 && trim($3) ~ /^[0-9]+$/) {
+						s[trim($2)] = trim($3); x[trim($2)] = trim($6)
+					}
+					next
+				}
+				($2 in s) { print $1 "|" $2 "|" s[$2] > rows
+					    if (x[$2] != "-") print $1 "|" x[$2] > exc }' \
+				"$TOP/BENCHMARKS" "$out/ours.rows"
+			carried=$(sed -n 's/^\([0-9-]*\), project .*/\1/p' "$TOP/BENCHMARKS" | head -1)
+		fi ;;
+	esac
 	{
+		[ -z "$carried" ] ||
+			echo "Stock rows: the make bench of $carried (BENCH_IMPLS=ours measured ours only)."
 		echo "Guest instructions per operation (QEMU -icount shift=0, fast config, one vCPU);"
 		echo "hit rows: probed call minus unprobed call, event enabled, tracing_on 0 unless recording."
 		echo "2 vCPUs rows: wall time of two threads on two vCPUs (multi-threaded TCG, no -icount),"
