@@ -3428,11 +3428,11 @@ static void set_host_vendor(void)
 int main(int argc, char **argv)
 {
 	set_host_vendor();
-	host_ia32 = host_runs_ia32();
-	if (!host_ia32)
-		printf("SKIP: this host cannot run 32-bit code: the 32-bit runs against the CPU are skipped\n");
 	if (argc > 1 && !strcmp(argv[1], "objdump"))
 		return do_objdump();
+	host_ia32 = host_runs_ia32();
+	if (!host_ia32)
+		printf("SKIP: this host runs no 32-bit code: 32-bit native runs skipped\n");
 	if (argc > 1 && !strcmp(argv[1], "fuzz"))
 		return do_fuzz(argc > 2 ? atoi(argv[2]) : 2, true, 0);
 	if (argc > 3)
