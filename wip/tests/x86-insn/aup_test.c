@@ -2304,7 +2304,8 @@ static bool host_runs_ia32(void)
 		if (p == MAP_FAILED)
 			_exit(2);
 		p[0] = 0xcc;
-		asm volatile("pushq $0x23\n\tpushq %0\n\tlretq" : : "r"((unsigned long)p));
+		asm volatile("pushq %1\n\tpushq %0\n\tlretq"
+			     : : "r"((unsigned long)p), "i"(__USER32_CS));
 		_exit(3);
 	}
 	if (waitpid(pid, &status, 0) != pid)
