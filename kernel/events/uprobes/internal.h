@@ -235,9 +235,6 @@ struct uprobe_site {
  *	change) and goes through the slow path
  * @moving: mremap() is between uprobe_start_move() and uprobe_end_move():
  *	the destination's page tables are not there yet, uprobe_mmap() waits
- * @zapping: the page zap_copy() is giving back to the file, which
- *	uprobe_munmap() ignores; set and cleared under the mmap_lock held for
- *	write
  * @stub_lock: taken to change @stubs, which happens under the mmap_lock
  *	held for write (a new area) or for read (munmap() of an area)
  * @stubs: the mm's stub areas (see "Jump sites"), read under RCU
@@ -253,7 +250,6 @@ struct uprobes_mm {
 	struct uprobe_site __rcu *hot[1 << UPROBE_HOT_BITS];
 	bool vmas_changed;
 	bool moving;
-	unsigned long zapping;
 	spinlock_t stub_lock;	/* see the kernel-doc above */
 	struct uprobe_stub_area __rcu *stubs[UPROBE_STUB_AREAS];
 	struct mutex remote_lock;	/* see the kernel-doc above */

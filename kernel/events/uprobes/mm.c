@@ -334,9 +334,8 @@ void uprobe_munmap(struct vm_area_struct *vma, unsigned long start,
 	 */
 	rcu_read_lock();
 	um = uprobes_mm_of(vma->vm_mm);
-	if (!um ||
-	    (start == READ_ONCE(um->zapping) && end == start + PAGE_SIZE))
-		goto unlock;	/* zapping: the text stays; see zap_copy() */
+	if (!um)
+		goto unlock;
 	xa_for_each_range(&um->sites, index, site, start, end - 1) {
 		WRITE_ONCE(site->detached, true);
 		WRITE_ONCE(um->vmas_changed, true);

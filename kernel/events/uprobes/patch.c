@@ -135,31 +135,6 @@ static bool page_is_files(struct vm_area_struct *vma, unsigned long vaddr,
 }
 
 /*
- * Give @vma's page at @vaddr back to the file: drop the mapping of the
- * anonymous copy and let the fault path map the page-cache page, under
- * its lock and with its mapping checked, as for any other fault. A locked
- * mapping is populated again at once.
- */
-static void zap_copy(struct vm_area_struct *vma, unsigned long vaddr)
-{
-	struct uprobes_mm *um = uprobes_mm_locked(vma->vm_mm);
-	struct page *page;
-
-	mmap_assert_write_locked(vma->vm_mm);
-	/* uprobe_munmap() ignores this page: no site's text goes away. */
-	if (um)
-		um->zapping = vaddr & PAGE_MASK;
-	zap_page_range_single(vma, vaddr & PAGE_MASK, PAGE_SIZE, NULL);
-	if (um)
-		um->zapping = 0;
-	if (!(vma->vm_flags & VM_LOCKED))
-		return;
-	if (get_user_pages_remote(vma->vm_mm, vaddr, 1, FOLL_FORCE, &page,
-				  NULL, NULL) == 1)
-		put_page(page);
-}
-
-/*
  * Is @page the same as @file except at @off, where @file holds @opcode?
  * Then restoring @opcode in @page gives @file's contents.
  */
@@ -174,6 +149,73 @@ static bool file_page_restores(struct page *page, struct page *file,
 	kunmap_local(f);
 	kunmap_local(a);
 	return same;
+}
+
+/*
+ * Map @file, the page-cache page for @vaddr, at @vaddr of @vma in place of
+ * @old, our anonymous copy mapped there, if restoring @opcode at @off in
+ * @old gives @file's contents: the removal that leaves no breakpoint in the
+ * page. It allocates nothing, so it cannot fail for lack of memory.
+ *
+ * @file is locked and its mapping checked, so truncation and invalidation
+ * see it either still unmapped or mapped here (they unmap it again). The
+ * contents are compared with @old's PTE cleared and the TLB flushed: no
+ * thread can write into @old any more (a writable mapping lets the process
+ * do that), so nothing it wrote is lost; @old's PTE goes back if they
+ * differ. A PTE marked for userfaultfd write protection stays marked.
+ *
+ * Return: 0; -EAGAIN if @old is no longer mapped there; -EPERM if @old
+ * must be patched instead (the contents differ, or @file left the file).
+ */
+static int map_file_page(struct vm_area_struct *vma, unsigned long vaddr,
+			 struct page *old, struct page *file,
+			 uprobe_opcode_t opcode)
+{
+	DEFINE_PAGE_VMA_WALK(pvmw, old, vma, vaddr, 0);
+	unsigned long start = vaddr & PAGE_MASK;
+	struct mm_struct *mm = vma->vm_mm;
+	struct mmu_notifier_range range;
+	pte_t pte, entry;
+	int ret = 0;
+
+	mmap_assert_write_locked(mm);
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, vma, mm, start,
+				start + PAGE_SIZE);
+	mmu_notifier_invalidate_range_start(&range);
+	lock_page(file);
+	if (page_folio(file)->mapping != vma->vm_file->f_mapping ||
+	    !PageUptodate(file)) {
+		ret = -EPERM;
+		goto unlock_file;
+	}
+	if (!page_vma_mapped_walk(&pvmw)) {
+		ret = -EAGAIN;
+		goto unlock_file;
+	}
+	flush_cache_page(vma, start, pte_pfn(*pvmw.pte));
+	pte = ptep_clear_flush_notify(vma, start, pvmw.pte);
+	if (!file_page_restores(old, file, offset_in_page(vaddr), opcode)) {
+		set_pte_at_notify(mm, start, pvmw.pte, pte);
+		ret = -EPERM;
+		goto walk_done;
+	}
+
+	get_page(file);
+	page_add_file_rmap(file, vma, false);
+	inc_mm_counter(mm, mm_counter_file(file));
+	dec_mm_counter(mm, MM_ANONPAGES);
+	entry = mk_pte(file, vma->vm_page_prot);
+	if (pte_uffd_wp(pte))
+		entry = pte_mkuffd_wp(entry);
+	set_pte_at_notify(mm, start, pvmw.pte, entry);
+	page_remove_rmap(old, vma, false);
+	put_page(old);		/* the reference of the old mapping */
+walk_done:
+	page_vma_mapped_walk_done(&pvmw);
+unlock_file:
+	unlock_page(file);
+	mmu_notifier_invalidate_range_end(&range);
+	return ret;
 }
 
 /*
@@ -344,17 +386,10 @@ retry:
 		file_page = find_get_page(vma->vm_file->f_mapping,
 					  linear_page_index(vma, vaddr));
 		if (file_page) {
-			bool same = PageUptodate(file_page) &&
-				    file_page_restores(old, file_page,
-						       offset_in_page(vaddr),
-						       opcode);
-
+			ret = map_file_page(vma, vaddr, old, file_page, opcode);
 			put_page(file_page);
-			if (same) {
-				put_page(old);
-				zap_copy(vma, vaddr);
-				return 0;
-			}
+			if (ret != -EPERM)
+				goto put_old;
 		}
 	}
 	ret = patch_page(vma, vaddr, old, &opcode, UPROBE_SWBP_INSN_SIZE);

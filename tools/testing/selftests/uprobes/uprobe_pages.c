@@ -775,6 +775,79 @@ TEST_F(pages, memfd_text)
 }
 
 /*
+ * Probe the first instruction of a memfd page mapped privately, hit it once,
+ * disable the probe; mlock() the page first if @lock. The page mapped there
+ * afterwards is returned in *@ent (pagemap) and compared with the page a
+ * shared mapping of the memfd sees.
+ */
+static void hit_and_restore(struct __test_metadata *_metadata,
+			    struct _test_data_pages *self, const char *ev,
+			    bool lock)
+{
+	uint8_t buf[PAGE] = { 0 };
+	uint64_t ent, addr;
+	char path[64];
+	uint8_t *seen;
+	inc_fn fn;
+	int fd;
+
+	fd = memfd_create(ev, MFD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memcpy(buf + MF_FN, pg_inc, sizeof(pg_inc));
+	ASSERT_EQ((ssize_t)PAGE, pwrite(fd, buf, PAGE, 0));
+	fn = map_inc(self, fd);
+	ASSERT_NE(NULL, fn);
+	addr = (uintptr_t)fn - MF_FN;
+	seen = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, seen);
+	keep_map(self, seen, PAGE);
+	ASSERT_EQ(pg_inc[0], seen[MF_FN]);
+	if (lock && mlock((void *)addr, PAGE))
+		SKIP(return, "mlock() refused (RLIMIT_MEMLOCK): %s",
+		     strerror(errno));
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), fd);
+	ASSERT_EQ(0, ut_probe_at(self->grp, ev, path, MF_FN + PG_INC_INSN, 0));
+	EXPECT_EQ(4, fn(3));
+	EXPECT_EQ(1, HITS(ev));
+	EXPECT_EQ((long)(PAGE / 1024),
+		  smaps_kb(addr, "Anonymous:", "Anonymous:"));
+	ASSERT_EQ(0, ut_event_enable(self->grp, ev, false));
+	ent = pagemap_of(getpid(), addr);
+	EXPECT_TRUE(ent & PM_PRESENT);
+	EXPECT_TRUE(ent & PM_FILE);
+	EXPECT_EQ(pfn_of(getpid(), (uintptr_t)seen), pfn_of(getpid(), addr));
+	EXPECT_EQ(0, smaps_kb(addr, "Anonymous:", "Anonymous:"));
+	EXPECT_EQ(6, fn(5));
+	EXPECT_EQ(1, HITS(ev));
+	if (lock)
+		munlock((void *)addr, PAGE);
+	close(fd);
+}
+
+/*
+ * Removing the last breakpoint of a page maps the file's own page there
+ * again at once (present before the process touches it), with no
+ * anonymous copy left.
+ */
+TEST_F(pages, restore_maps_file_page)
+{
+	if (START("ust_pgrst"))
+		return;
+	hit_and_restore(_metadata, self, "ust_pgrst_e", false);
+}
+
+/*
+ * The same for an mlock()ed page: it stays present and is the file's page
+ * after the removal.
+ */
+TEST_F(pages, mlocked_text_gets_file_page)
+{
+	if (START("ust_pgmlk"))
+		return;
+	hit_and_restore(_metadata, self, "ust_pgmlk_e", true);
+}
+
+/*
  * A probed file is truncated below the probe while a process runs the
  * probed code: that process's next call dies of SIGBUS (the page is gone),
  * disabling works, enabling again is refused with EINVAL (the offset is
