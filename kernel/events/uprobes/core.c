@@ -505,6 +505,24 @@ static int use_ref_ctr_locked(struct uprobe *uprobe, loff_t ref_ctr_offset)
 	return 0;
 }
 
+/*
+ * Keep UPROBE_RETURNS_MANY of @uprobe true while it has two or more return
+ * consumers, counting @extra more (1: one is about to be added). It is set
+ * before such a consumer is published and cleared after one is removed; a
+ * return racing the change may see it stale by that one consumer, as any
+ * hit racing a registration may (uprobe_handle_return()).
+ */
+static void note_returns_locked(struct uprobe *uprobe, int extra)
+{
+	struct uprobe_consumer *uc;
+	int n = extra;
+
+	lockdep_assert_held(&uprobe->reg_lock);
+	list_for_each_entry(uc, &uprobe->consumers, node)
+		n += !!uc->ret_handler;
+	assign_bit(UPROBE_RETURNS_MANY, &uprobe->flags, n > 1);
+}
+
 /**
  * uprobe_register_refctr - add a consumer to the probe at @inode:@offset
  * @inode: the probed file
@@ -559,12 +577,14 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 		ret = key_uprobe_locked(uprobe);
 		if (ret)
 			goto unlock;
+		note_returns_locked(uprobe, 1);
 	}
 	first = list_empty(&uprobe->consumers);
 	list_add_rcu(&uc->node, &uprobe->consumers);
 	ret = sync_maps_locked(uprobe, UPROBE_FILTER_REGISTER);
 	if (ret) {
 		list_del_rcu(&uc->node);
+		note_returns_locked(uprobe, 0);
 		sync_maps_locked(uprobe, UPROBE_FILTER_UNREGISTER);
 		goto unlock;
 	}
@@ -609,6 +629,8 @@ static void unregister_consumer(struct inode *inode, loff_t offset,
 		return;
 	mutex_lock(&uprobe->reg_lock);
 	list_del_rcu(&uc->node);
+	if (uc->ret_handler)
+		note_returns_locked(uprobe, 0);
 	last = list_empty(&uprobe->consumers);
 	sync_maps_locked(uprobe, UPROBE_FILTER_UNREGISTER);
 	mutex_unlock(&uprobe->reg_lock);

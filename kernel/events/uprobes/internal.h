@@ -139,7 +139,8 @@ static const struct rhashtable_params uprobe_inodes_params = {
  * @consumers: the consumers, an SRCU-protected list written under @reg_lock
  * @flags: UPROBE_READ once @arch holds the instruction's bytes,
  *	UPROBE_ANALYZED once it is decoded too, UPROBE_REFUSED once the
- *	architecture refused it for every mm
+ *	architecture refused it for every mm, UPROBE_RETURNS_MANY while it
+ *	has two or more return consumers (note_returns_locked())
  * @stats: per-CPU counts of how hits were handled (uprobe_get_stats()),
  *	allocated at the first hit to count (most probes of a large set
  *	are never hit) and published once with cmpxchg()
@@ -168,6 +169,7 @@ struct uprobe {
 #define UPROBE_ANALYZED		0
 #define UPROBE_READ		1
 #define UPROBE_REFUSED		2
+#define UPROBE_RETURNS_MANY	3
 
 /**
  * struct uprobe_site - one breakpoint of ours in one mm

@@ -283,26 +283,6 @@ missed:
 	return true;
 }
 
-/*
- * Has @uprobe at most one return consumer? In uprobes_srcu; stale by one
- * consumer joining or leaving at most.
- */
-static bool returns_single(struct uprobe *uprobe)
-{
-	struct uprobe_consumer *uc;
-	bool seen = false;
-
-	list_for_each_entry_srcu(uc, &uprobe->consumers, node,
-				 srcu_read_lock_held(&uprobes_srcu)) {
-		if (!uc->ret_handler)
-			continue;
-		if (seen)
-			return false;
-		seen = true;
-	}
-	return true;
-}
-
 /* The probe of pending return @ri if it is still there. In uprobes_srcu. */
 static struct uprobe *return_uprobe(struct return_instance *ri)
 {
@@ -375,7 +355,8 @@ void uprobe_handle_return(struct pt_regs *regs, unsigned long frame)
 	instruction_pointer_set(regs, ri->orig_ret);
 	uprobe = return_uprobe(ri);
 	/* One CPU for all return handlers of a return, as in run_handlers(). */
-	many = ri->chained || (uprobe && !returns_single(uprobe));
+	many = ri->chained ||
+	       (uprobe && test_bit(UPROBE_RETURNS_MANY, &uprobe->flags));
 	if (many)
 		migrate_disable();
 	for (;;) {
