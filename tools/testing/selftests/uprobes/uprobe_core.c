@@ -4,7 +4,8 @@
  * again after removal, registration racing threads that hit the probe,
  * signals and SIGKILL while a probed instruction runs out of line,
  * mappings that cannot take a breakpoint, error unwinding under fault
- * injection, and the stock 6.1 bugs found so far.  Numbers in brackets are
+ * injection, the signal of a program's own breakpoint instruction, and the
+ * stock 6.1 bugs found so far.  Numbers in brackets are
  * those of the FAILURE-MODES checklist.
  *
  * A test of something stock 6.1 gets wrong says so: with
@@ -1875,5 +1876,101 @@ TEST_F(core, pushf_flags)
 	SKIP(return, "x86-64 only: pushf and the trap flag (TF) of a step out of line");
 }
 #endif
+
+/* ------------------------------------------------------------------ */
+/* the program's own breakpoint instruction                            */
+
+/* what a child saw of its own breakpoint's SIGTRAP */
+struct own_bp_report {
+	int traps;
+	int code;
+	int64_t addr;	/* si_addr - core_own_bp_insn */
+	int64_t pc;	/* the handler's pc - core_own_bp_insn */
+};
+
+static struct own_bp_report own_bp_seen;
+
+static void own_bp_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uintptr_t bp = (uintptr_t)core_own_bp_insn;
+
+	own_bp_seen.traps++;
+	own_bp_seen.code = si->si_code;
+	own_bp_seen.addr = (int64_t)((uintptr_t)si->si_addr - bp);
+	own_bp_seen.pc = (int64_t)(UT_UC_PC(uc) - bp);
+	if (UT_UC_PC(uc) == bp)		/* not past it (arm64): step over */
+		UT_UC_PC(uc) += UT_BP_SIZE;
+}
+
+/*
+ * Fork a child that calls core_work() (@probed: the probe is enabled, so
+ * the child's mm has a site of ours) and then runs core_own_bp(); its
+ * report of the SIGTRAP in *@r. 0 or -1.
+ */
+static int own_bp_child(bool probed, struct own_bp_report *r)
+{
+	int fd[2], status;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct sigaction sa = {
+			.sa_sigaction = own_bp_handler,
+			.sa_flags = SA_SIGINFO,
+		};
+
+		close(fd[0]);
+		if (sigaction(SIGTRAP, &sa, NULL))
+			_exit(2);
+		if (probed && core_work(1) != 4)
+			_exit(3);
+		core_own_bp();
+		if (write(fd[1], &own_bp_seen, sizeof(own_bp_seen)) !=
+		    sizeof(own_bp_seen))
+			_exit(4);
+		_exit(0);
+	}
+	close(fd[1]);
+	memset(r, 0, sizeof(*r));
+	if (read(fd[0], r, sizeof(*r)) != sizeof(*r))
+		r->traps = -1;
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return r->traps == 1 ? 0 : -1;
+}
+
+/*
+ * A program's own breakpoint instruction (uprobes' opcode where no probe
+ * is) gets the same SIGTRAP in a process with a probe as in one without:
+ * si_code, si_addr and the pc its handler sees. Stock 6.1 on arm64 sends
+ * it with SI_KERNEL instead of TRAP_BRKPT from the uprobes core.
+ */
+TEST_F(core, own_breakpoint_signal)
+{
+	struct own_bp_report plain, probed;
+
+	if (START("ust_ownbp"))
+		return;
+	ASSERT_EQ(0, own_bp_child(false, &plain));
+	ASSERT_EQ(0, ut_probe_at(self->grp, "ust_ownbp_e", ut_self_exe(),
+				 sym_off("core_work"), 0));
+	ASSERT_EQ(0, own_bp_child(true, &probed));
+	EXPECT_EQ(1, ut_profile_hits("ust_ownbp_e"));
+	EXPECT_EQ(plain.addr, probed.addr);
+	EXPECT_EQ(plain.pc, probed.pc);
+	if (ut_impl_is_stock() && plain.code != probed.code) {
+		UT_STOCK_FAILS("si_code %d with a probe, %d without",
+			       probed.code, plain.code);
+		return;
+	}
+	EXPECT_EQ(plain.code, probed.code);
+}
 
 TEST_HARNESS_MAIN

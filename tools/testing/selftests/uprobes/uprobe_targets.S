@@ -554,4 +554,14 @@ LABEL(core_run_insns)
 	ret
 END(core_run)
 
+/*
+ * void core_own_bp(void): the program's own breakpoint instruction (int3,
+ * uprobes' opcode where no probe is) at core_own_bp_insn, then a return.
+ */
+FUNC(core_own_bp)
+LABEL(core_own_bp_insn)
+	int3
+	ret
+END(core_own_bp)
+
 	.section .note.GNU-stack, "", @progbits

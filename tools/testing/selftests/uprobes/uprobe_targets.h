@@ -90,6 +90,9 @@ extern char core_ld_insn[], core_ld_next[];
 long core_run(long x, long y);
 extern char core_run_insns[];
 extern const long core_run_step;
+/* the program's own breakpoint instruction at core_own_bp_insn */
+void core_own_bp(void);
+extern char core_own_bp_insn[];
 /* x86-64 only */
 long core_getpid(void);
 unsigned long core_pushf(void);

@@ -270,4 +270,11 @@ LABEL(core_run_insns)
 	ret
 END(core_run)
 
+/* void core_own_bp(void): as in uprobe_targets.S, with BRK #5 */
+FUNC(core_own_bp)
+LABEL(core_own_bp_insn)
+	brk	#0x5
+	ret
+END(core_own_bp)
+
 	.section .note.GNU-stack, "", %progbits
