@@ -7,7 +7,10 @@
  * tested there: x86-64's multi-byte nop, push, pop, %rip-relative operands
  * and rel32 jump; arm64's store and load pairs with writeback,
  * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
+ * On both, a debugger (ptrace) single-stepping over probed instructions
+ * sees what it sees without the probes.
  */
+#include <elf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <linux/hw_breakpoint.h>
@@ -21,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -600,13 +604,11 @@ TEST_F(insn, xol_munmap_then_hit)
 	EXPECT_EQ(1, HITS());
 }
 
-#if defined(__x86_64__)
 /* the probes of tf_self_step and ptrace_step, in ui_tf_region() */
 static const char *const tf_probes[] = { "tf_nop", "tf_add", "tf_push",
 					 "tf_rip" };
 #define TF_PROBES	4
 #define TF_MAX_IPS	64
-#define X86_TF		0x100UL
 
 /* Where the steps through ui_tf_region() stopped, in order. */
 static uintptr_t tf_ips[TF_MAX_IPS];
@@ -617,29 +619,6 @@ static void tf_record(uintptr_t ip)
 	if (ip >= (uintptr_t)ui_tf_region && ip < (uintptr_t)ui_tf_region_end &&
 	    tf_n < TF_MAX_IPS)
 		tf_ips[tf_n++] = ip;
-}
-
-static void tf_trap(int sig, siginfo_t *si, void *ucv)
-{
-	ucontext_t *uc = ucv;
-
-	tf_record(uc->uc_mcontext.gregs[REG_RIP]);
-}
-
-/* ui_tf_region(@x) with EFLAGS.TF set (switched below the red zone). */
-static noipa long tf_run(long x)
-{
-	long r;
-
-	tf_n = 0;
-	asm volatile("add $-128, %%rsp\n\tpushfq\n\torq %0, (%%rsp)\n\t"
-		     "popfq\n\tsub $-128, %%rsp" : : "i" (X86_TF)
-		     : "memory", "cc");
-	r = ui_tf_region(x);
-	asm volatile("add $-128, %%rsp\n\tpushfq\n\tandq %0, (%%rsp)\n\t"
-		     "popfq\n\tsub $-128, %%rsp" : : "i" (~X86_TF)
-		     : "memory", "cc");
-	return r;
 }
 
 /* Probe the instructions of ui_tf_region(); true if skipped or failed. */
@@ -678,34 +657,36 @@ static void tf_expect_hits(struct __test_metadata *_metadata, pid_t pid,
 }
 
 /*
- * A program single-stepping itself (EFLAGS.TF and a SIGTRAP handler)
- * through probed instructions of every kind traps after each instruction
- * exactly as without the probes, the probes hit once each, the result the
- * same: the kernel's own stepping neither eats nor adds a trap.
+ * The pc of stopped tracee @pid in *@pc, and then, unless @set is 0, @set
+ * as its new pc; 0 or -1.
  */
-TEST_F(insn, tf_self_step)
+static int tf_child_pc_set(pid_t pid, uintptr_t *pc, uintptr_t set)
 {
-	struct sigaction sa = { .sa_sigaction = tf_trap,
-				.sa_flags = SA_SIGINFO }, old;
-	uintptr_t ref[TF_MAX_IPS];
-	int i, nref;
+	struct user_regs_struct regs;
+#if defined(__x86_64__)
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return -1;
+	*pc = regs.rip;
+	regs.rip = set;
+	if (set && ptrace(PTRACE_SETREGS, pid, 0, &regs))
+		return -1;
+#else
+	struct iovec iov = { .iov_base = &regs, .iov_len = sizeof(regs) };
 
-	ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
-	UT_WRITE_ONCE(ui_data, 100);
-	EXPECT_EQ(106, tf_run(5));
-	nref = tf_n;
-	memcpy(ref, tf_ips, sizeof(ref));
-	EXPECT_EQ(7, nref);
-	if (tf_probe_all(_metadata, self))
-		goto out;
-	EXPECT_EQ(106, tf_run(5));
-	EXPECT_EQ(nref, tf_n);
-	for (i = 0; i < nref && i < tf_n; i++)
-		EXPECT_EQ(ref[i] - (uintptr_t)ui_tf_region,
-			  tf_ips[i] - (uintptr_t)ui_tf_region);
-	tf_expect_hits(_metadata, getpid(), 1);
-out:
-	sigaction(SIGTRAP, &old, NULL);
+	if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
+		return -1;
+	*pc = regs.pc;
+	regs.pc = set;
+	if (set && ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov))
+		return -1;
+#endif
+	return 0;
+}
+
+/* The pc of stopped tracee @pid in *@pc; 0 or -1. */
+static int tf_child_pc(pid_t pid, uintptr_t *pc)
+{
+	return tf_child_pc_set(pid, pc, 0);
 }
 
 /*
@@ -714,8 +695,8 @@ out:
  */
 static int tf_ptrace_run(struct __test_metadata *_metadata)
 {
-	struct user_regs_struct regs;
 	int status, steps = 0;
+	uintptr_t pc;
 	bool inside = false;
 	pid_t pid;
 
@@ -737,11 +718,11 @@ static int tf_ptrace_run(struct __test_metadata *_metadata)
 		    waitpid(pid, &status, 0) != pid)
 			goto kill;
 		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP ||
-		    ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		    tf_child_pc(pid, &pc))
 			break;
-		tf_record(regs.rip);
-		if (regs.rip >= (uintptr_t)ui_tf_region &&
-		    regs.rip < (uintptr_t)ui_tf_region_end)
+		tf_record(pc);
+		if (pc >= (uintptr_t)ui_tf_region &&
+		    pc < (uintptr_t)ui_tf_region_end)
 			inside = true;
 		else if (inside)
 			break;
@@ -785,6 +766,63 @@ TEST_F(insn, ptrace_step)
 			  tf_ips[i] - (uintptr_t)ui_tf_region);
 	/* the hits are the child's: its pid is gone, count them all */
 	tf_expect_hits(_metadata, 0, 1);
+}
+
+#if defined(__x86_64__)
+#define X86_TF		0x100UL
+
+static void tf_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	tf_record(uc->uc_mcontext.gregs[REG_RIP]);
+}
+
+/* ui_tf_region(@x) with EFLAGS.TF set (switched below the red zone). */
+static noipa long tf_run(long x)
+{
+	long r;
+
+	tf_n = 0;
+	asm volatile("add $-128, %%rsp\n\tpushfq\n\torq %0, (%%rsp)\n\t"
+		     "popfq\n\tsub $-128, %%rsp" : : "i" (X86_TF)
+		     : "memory", "cc");
+	r = ui_tf_region(x);
+	asm volatile("add $-128, %%rsp\n\tpushfq\n\tandq %0, (%%rsp)\n\t"
+		     "popfq\n\tsub $-128, %%rsp" : : "i" (~X86_TF)
+		     : "memory", "cc");
+	return r;
+}
+
+/*
+ * A program single-stepping itself (EFLAGS.TF and a SIGTRAP handler)
+ * through probed instructions of every kind traps after each instruction
+ * exactly as without the probes, the probes hit once each, the result the
+ * same: the kernel's own stepping neither eats nor adds a trap.
+ */
+TEST_F(insn, tf_self_step)
+{
+	struct sigaction sa = { .sa_sigaction = tf_trap,
+				.sa_flags = SA_SIGINFO }, old;
+	uintptr_t ref[TF_MAX_IPS];
+	int i, nref;
+
+	ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
+	UT_WRITE_ONCE(ui_data, 100);
+	EXPECT_EQ(106, tf_run(5));
+	nref = tf_n;
+	memcpy(ref, tf_ips, sizeof(ref));
+	EXPECT_EQ(7, nref);
+	if (tf_probe_all(_metadata, self))
+		goto out;
+	EXPECT_EQ(106, tf_run(5));
+	EXPECT_EQ(nref, tf_n);
+	for (i = 0; i < nref && i < tf_n; i++)
+		EXPECT_EQ(ref[i] - (uintptr_t)ui_tf_region,
+			  tf_ips[i] - (uintptr_t)ui_tf_region);
+	tf_expect_hits(_metadata, getpid(), 1);
+out:
+	sigaction(SIGTRAP, &old, NULL);
 }
 
 /* the signal storm of rip_add_signal_storm */

@@ -82,6 +82,26 @@ LABEL(ui_ldp_insn)
 	ret
 END(ui_ldp)
 
+/*
+ * long ui_tf_region(long x): x + 1 + ui_data, through probed instructions
+ * stepped out of line (nop, add) and simulated (adr, b), named as the
+ * x86-64 ones; ui_tf_region_end follows it
+ */
+FUNC(ui_tf_region)
+LABEL(ui_tf_nop_insn)
+	nop
+LABEL(ui_tf_add_insn)
+	add	x0, x0, #1
+LABEL(ui_tf_push_insn)
+	adr	x1, .Lui_data
+LABEL(ui_tf_rip_insn)
+	b	1f
+1:	ldr	x1, [x1]
+	add	x0, x0, x1
+	ret
+LABEL(ui_tf_region_end)
+END(ui_tf_region)
+
 /* long ui_ldr_literal(void): ui_data, by a pc-relative literal load */
 FUNC(ui_ldr_literal)
 LABEL(ui_ldr_literal_insn)
