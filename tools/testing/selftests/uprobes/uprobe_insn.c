@@ -7,8 +7,9 @@
  * tested there: x86-64's multi-byte nop, push, pop, %rip-relative operands
  * and rel32 jump; arm64's store and load pairs with writeback,
  * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
- * On both, a debugger (ptrace) single-stepping over probed instructions
- * sees what it sees without the probes.
+ * On both, a debugger (ptrace) single-stepping over probed instructions,
+ * and breaking, stepping and going on at one, sees what it sees without
+ * the probes.
  */
 #include <elf.h>
 #include <errno.h>
@@ -766,6 +767,114 @@ TEST_F(insn, ptrace_step)
 			  tf_ips[i] - (uintptr_t)ui_tf_region);
 	/* the hits are the child's: its pid is gone, count them all */
 	tf_expect_hits(_metadata, 0, 1);
+}
+
+/* A debugger's breakpoint instruction, over the first bytes of @word. */
+static long dbg_bp_word(long word)
+{
+#if defined(__x86_64__)
+	return (word & ~0xffL) | 0xcc;			/* int3 */
+#else
+	return (word & ~0xffffffffL) | 0xd4200000L;	/* BRK #0 */
+#endif
+}
+
+/* One stop of the tracee: signal, si_code, pc - ui_tf_region. */
+struct dbg_stop {
+	int sig;
+	int code;
+	long pc;
+};
+
+/*
+ * What a debugger that breaks at ui_tf_add_insn sees, as gdb does it:
+ * its breakpoint written over the instruction (the word read first, then
+ * the breakpoint), the stop there, the instruction put back, a step over
+ * it, the breakpoint written again, and the run to the end. The stops in
+ * @st[3] (breakpoint, step, exit status in .code); 0 or -1.
+ */
+static int dbg_session(struct dbg_stop st[3])
+{
+	uintptr_t at = (uintptr_t)ui_tf_add_insn, pc;
+	long orig, bp;
+	siginfo_t si;
+	int status, i;
+	pid_t pid;
+
+	memset(st, 0, 3 * sizeof(*st));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(3);
+		raise(SIGSTOP);
+		_exit(ui_tf_region(5) == 106 ? 0 : 2);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		goto kill;
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, at, 0);
+	if (errno)
+		goto kill;
+	bp = dbg_bp_word(orig);
+	if (ptrace(PTRACE_POKETEXT, pid, at, bp))
+		goto kill;
+	for (i = 0; i < 2; i++) {
+		if (ptrace(i ? PTRACE_SINGLESTEP : PTRACE_CONT, pid, 0, 0) ||
+		    waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
+		    ptrace(PTRACE_GETSIGINFO, pid, 0, &si) ||
+		    tf_child_pc_set(pid, &pc, i ? 0 : at))
+			goto kill;
+		st[i].sig = WSTOPSIG(status);
+		st[i].code = si.si_code;
+		st[i].pc = (long)(pc - (uintptr_t)ui_tf_region);
+		/* at the breakpoint: the instruction back, to step over it */
+		if (ptrace(PTRACE_POKETEXT, pid, at, i ? bp : orig))
+			goto kill;
+	}
+	if (ptrace(PTRACE_CONT, pid, 0, 0) || waitpid(pid, &status, 0) != pid)
+		goto kill;
+	st[2].code = status;
+	return 0;
+kill:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
+ * A debugger's breakpoint on a probed instruction, as gdb uses one (break,
+ * step over it, go on), sees exactly the stops, signals and pcs it sees
+ * without the probe, and the probe counts that execution once.
+ */
+TEST_F(insn, ptrace_breakpoint_over_probe)
+{
+	struct dbg_stop plain[3], probed[3];
+	int i;
+
+	UT_WRITE_ONCE(ui_data, 100);
+	ASSERT_EQ(0, dbg_session(plain));
+	EXPECT_EQ(SIGTRAP, plain[0].sig);
+	EXPECT_EQ(SIGTRAP, plain[1].sig);
+	EXPECT_TRUE(WIFEXITED(plain[2].code) && !WEXITSTATUS(plain[2].code));
+	if (PROBE("tf_add"))
+		return;
+	ASSERT_EQ(0, dbg_session(probed));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(plain[i].sig, probed[i].sig);
+		EXPECT_EQ(plain[i].code, probed[i].code) {
+			TH_LOG("stop %d: si_code %d with the probe, %d without",
+			       i, probed[i].code, plain[i].code);
+		}
+		EXPECT_EQ(plain[i].pc, probed[i].pc) {
+			TH_LOG("stop %d: pc +%ld with the probe, +%ld without",
+			       i, probed[i].pc, plain[i].pc);
+		}
+	}
+	/* the child's pid is gone: count all hits */
+	EXPECT_EQ(1, ut_trace_count(self->ev, 0));
 }
 
 #if defined(__x86_64__)

@@ -34,6 +34,7 @@ extern char ui_hay[16];
 long ui_tf_region(long x);
 void ui_refused(void);
 extern char ui_tf_region_end[];
+extern char ui_tf_add_insn[];
 long ui_riprel_lea(void);
 long ui_call(long x);
 long ui_call_ind(long (*fn)(long), long x);
