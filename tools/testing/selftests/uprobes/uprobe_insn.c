@@ -742,7 +742,9 @@ kill:
 /*
  * A debugger single-stepping (PTRACE_SINGLESTEP) through the same probed
  * instructions stops after each one exactly as without the probes; the
- * probes hit once each, the child's result is right.
+ * probes hit once each, the child's result is right. arm64's 6.1 code
+ * ends the debugger's step with the step of the copy (one stop in the
+ * probed code): a stock 6.1 that stops elsewhere is logged as its failure.
  */
 TEST_F(insn, ptrace_step)
 {
@@ -760,6 +762,13 @@ TEST_F(insn, ptrace_step)
 	status = tf_ptrace_run(_metadata);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("child status %#x", status);
+	}
+	if (ut_impl_is_stock() && tf_n != nref) {
+		/* arm64: the step ends the debugger's single-step */
+		UT_STOCK_FAILS("%d stops in the probed code instead of %d",
+			       tf_n, nref);
+		tf_expect_hits(_metadata, 0, 1);
+		return;
 	}
 	EXPECT_EQ(nref, tf_n);
 	for (i = 0; i < nref && i < tf_n; i++)
@@ -847,12 +856,16 @@ kill:
 /*
  * A debugger's breakpoint on a probed instruction, as gdb uses one (break,
  * step over it, go on), sees exactly the stops, signals and pcs it sees
- * without the probe, and the probe counts that execution once.
+ * without the probe, and the probe counts that execution once. On arm64
+ * 6.1's default is_trap_insn() takes the debugger's BRK #0 for new code
+ * and switches the probe off (0 hits); a stock 6.1 that differs in any of
+ * these is logged as its failure.
  */
 TEST_F(insn, ptrace_breakpoint_over_probe)
 {
 	struct dbg_stop plain[3], probed[3];
-	int i;
+	int i, ret;
+	long hits;
 
 	UT_WRITE_ONCE(ui_data, 100);
 	ASSERT_EQ(0, dbg_session(plain));
@@ -861,7 +874,16 @@ TEST_F(insn, ptrace_breakpoint_over_probe)
 	EXPECT_TRUE(WIFEXITED(plain[2].code) && !WEXITSTATUS(plain[2].code));
 	if (PROBE("tf_add"))
 		return;
-	ASSERT_EQ(0, dbg_session(probed));
+	ret = dbg_session(probed);
+	hits = ut_trace_count(self->ev, 0);	/* the child's pid is gone */
+	if (ut_impl_is_stock() &&
+	    (ret || hits != 1 || memcmp(plain, probed, sizeof(plain)))) {
+		UT_STOCK_FAILS("session %d, %ld hits, stops %s",
+			       ret, hits, memcmp(plain, probed, sizeof(plain)) ?
+			       "differ" : "the same");
+		return;
+	}
+	ASSERT_EQ(0, ret);
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(plain[i].sig, probed[i].sig);
 		EXPECT_EQ(plain[i].code, probed[i].code) {
@@ -873,8 +895,7 @@ TEST_F(insn, ptrace_breakpoint_over_probe)
 			       i, probed[i].pc, plain[i].pc);
 		}
 	}
-	/* the child's pid is gone: count all hits */
-	EXPECT_EQ(1, ut_trace_count(self->ev, 0));
+	EXPECT_EQ(1, hits);
 }
 
 #if defined(__x86_64__)

@@ -840,6 +840,12 @@ static void hit_and_restore(struct __test_metadata *_metadata,
 		  smaps_kb(addr, "Anonymous:", "Anonymous:"));
 	ASSERT_EQ(0, ut_event_enable(self->grp, ev, false));
 	ent = pagemap_of(getpid(), addr);
+	if (ut_impl_is_stock() && !(ent & PM_PRESENT)) {
+		UT_STOCK_FAILS("the page is not mapped after the removal");
+		EXPECT_EQ(6, fn(5));
+		close(fd);
+		return;
+	}
 	EXPECT_NE(0ULL, ent & PM_PRESENT);
 	EXPECT_NE(0ULL, ent & PM_FILE);
 	EXPECT_EQ(pfn_of(getpid(), (uintptr_t)seen), pfn_of(getpid(), addr));
@@ -854,7 +860,8 @@ static void hit_and_restore(struct __test_metadata *_metadata,
 /*
  * Removing the last breakpoint of a page maps the file's own page there
  * again at once (present before the process touches it), with no
- * anonymous copy left.
+ * anonymous copy left. A stock 6.1 that leaves the page to the next fault
+ * is logged as its failure.
  */
 TEST_F(pages, restore_maps_file_page)
 {
