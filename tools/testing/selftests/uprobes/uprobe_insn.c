@@ -691,6 +691,32 @@ static int tf_child_pc(pid_t pid, uintptr_t *pc)
 }
 
 /*
+ * A child traced by this process, stopped before it calls ui_tf_region(5)
+ * (it exits 0 if the result is right); its pid, or -1.
+ */
+static pid_t tf_traced_child(void)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(3);
+		raise(SIGSTOP);
+		_exit(ui_tf_region(5) == 106 ? 0 : 2);
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFSTOPPED(status))
+		return pid;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/*
  * Single-step (PTRACE_SINGLESTEP) a child through ui_tf_region(5) and
  * record where it stopped in it (tf_ips, tf_n); the child's wait status.
  */
@@ -702,18 +728,9 @@ static int tf_ptrace_run(struct __test_metadata *_metadata)
 	pid_t pid;
 
 	tf_n = 0;
-	fflush(NULL);
-	pid = fork();
+	pid = tf_traced_child();
 	if (pid < 0)
 		return -1;
-	if (!pid) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
-			_exit(3);
-		raise(SIGSTOP);
-		_exit(ui_tf_region(5) == 106 ? 0 : 2);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
-		goto kill;
 	while (steps++ < 100000) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) ||
 		    waitpid(pid, &status, 0) != pid)
@@ -811,18 +828,9 @@ static int dbg_session(struct dbg_stop st[3])
 	pid_t pid;
 
 	memset(st, 0, 3 * sizeof(*st));
-	fflush(NULL);
-	pid = fork();
+	pid = tf_traced_child();
 	if (pid < 0)
 		return -1;
-	if (!pid) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
-			_exit(3);
-		raise(SIGSTOP);
-		_exit(ui_tf_region(5) == 106 ? 0 : 2);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
-		goto kill;
 	errno = 0;
 	orig = ptrace(PTRACE_PEEKTEXT, pid, at, 0);
 	if (errno)
