@@ -153,7 +153,7 @@ static bool file_page_restores(struct page *page, struct page *file,
 
 /*
  * Map @file, the page-cache page for @vaddr, at @vaddr of @vma in place of
- * @old, our anonymous copy mapped there, if restoring @opcode at @off in
+ * @old, our anonymous copy mapped there, if restoring @opcode at @vaddr in
  * @old gives @file's contents: the removal that leaves no breakpoint in the
  * page. It allocates nothing, so it cannot fail for lack of memory.
  *
