@@ -67,6 +67,12 @@ static struct trace_uprobe *dyn_to_tu(struct dyn_event *ev)
 	return container_of(ev, struct trace_uprobe, devent);
 }
 
+/* The uprobe event @ev is, or NULL for another kind of dynamic event. */
+static struct trace_uprobe *dyn_uprobe_or_null(struct dyn_event *ev)
+{
+	return dyn_is_uprobe(ev) ? dyn_to_tu(ev) : NULL;
+}
+
 static unsigned long tu_hits(struct trace_uprobe *tu)
 {
 	unsigned long n = 0;
@@ -615,10 +621,8 @@ static struct trace_uprobe *find_event(const char *event,
 	struct dyn_event *pos;
 
 	for_each_dyn_event(pos) {
-		if (!dyn_is_uprobe(pos))
-			continue;
-		tu = dyn_to_tu(pos);
-		if (!strcmp(trace_probe_name(&tu->tp), event) &&
+		tu = dyn_uprobe_or_null(pos);
+		if (tu && !strcmp(trace_probe_name(&tu->tp), event) &&
 		    !strcmp(trace_probe_group_name(&tu->tp), group))
 			return tu;
 	}
@@ -632,10 +636,8 @@ static bool ref_ctr_conflicts(struct trace_uprobe *new)
 	struct dyn_event *pos;
 
 	for_each_dyn_event(pos) {
-		if (!dyn_is_uprobe(pos))
-			continue;
-		tu = dyn_to_tu(pos);
-		if (tu->inode == new->inode && tu->offset == new->offset &&
+		tu = dyn_uprobe_or_null(pos);
+		if (tu && tu->inode == new->inode && tu->offset == new->offset &&
 		    tu->ref_ctr_offset != new->ref_ctr_offset)
 			return true;
 	}
@@ -973,18 +975,20 @@ static int dyn_define(const char *raw_command)
 	return trace_probe_create(raw_command, define_from_argv);
 }
 
-static int run_uprobe_events_line(const char *raw_command)
+/*
+ * One line written to uprobe_events. dynevent parses "-:[GRP/]EVENT" for us
+ * and serializes both kinds of line with dynamic_events under its ops mutex,
+ * which also guards the shared error log. Its "no ops claimed the line"
+ * (-ECANCELED) can only mean a malformed definition here.
+ */
+static int uprobe_events_line(const char *line)
 {
-	int ret;
+	bool removal = line[0] == '-';
+	int err;
 
-	if (raw_command[0] == '-')
-		return dyn_event_release(raw_command, &uprobe_dyn_ops);
-	/* under dyn_event_ops_mutex, which guards the error log */
-	ret = dyn_event_create(raw_command, &uprobe_dyn_ops);
-	/* Only uprobes are defined here: "not mine" is just invalid. */
-	if (ret == -ECANCELED)
-		ret = -EINVAL;
-	return ret;
+	err = removal ? dyn_event_release(line, &uprobe_dyn_ops) :
+			dyn_event_create(line, &uprobe_dyn_ops);
+	return err == -ECANCELED && !removal ? -EINVAL : err;
 }
 
 static int dyn_delete(struct dyn_event *ev)
@@ -1205,7 +1209,7 @@ static ssize_t list_write(struct file *file, const char __user *buffer,
 	if (!list->defines)
 		return -EINVAL;
 	return trace_parse_run_command(file, buffer, count, ppos,
-				       run_uprobe_events_line);
+				       uprobe_events_line);
 }
 
 static const struct file_operations uprobe_list_fops = {
