@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uprobes, arm64: the emulation of function-entry instructions that
+ * uprobes.c uses for a probe it would otherwise step out of line.
+ */
+#ifndef _ARM64_KERNEL_UPROBES_EMULATE_H
+#define _ARM64_KERNEL_UPROBES_EMULATE_H
+
+#include <linux/types.h>
+
+struct pt_regs;
+
+bool a64_uprobe_emulates(u32 insn);
+bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs);
+
+#endif /* _ARM64_KERNEL_UPROBES_EMULATE_H */
