@@ -6,7 +6,8 @@
  * the exact hit count.  Kinds that exist on one architecture only are
  * tested there: x86-64's multi-byte nop, push, pop, %rip-relative operands
  * and rel32 jump; arm64's store and load pairs with writeback,
- * pc-relative addresses, cbz, tbnz, and the literal load it refuses.
+ * pc-relative addresses, cbz, tbnz, the literal load it refuses, and the
+ * function-entry instructions it emulates (uprobes.emulate).
  * On both, a debugger (ptrace) single-stepping over probed instructions,
  * and breaking, stepping and going on at one, sees what it sees without
  * the probes.
@@ -1322,6 +1323,114 @@ TEST_F(insn, ldp_post_index)
 	EXPECT_EQ(5 - 3 + 16, ui_ldp(5, 3));
 	EXPECT_EQ(0x7777 + 16, ui_ldp(0x7777, 0));
 	EXPECT_EQ(2, HITS());
+}
+
+/* The labels of ui_frame's instructions, ui_frame_<name>_insn. */
+static const char *const frame_insns[] = {
+	"frame_bti", "frame_stp", "frame_mov_fp", "frame_str", "frame_sub",
+	"frame_stur", "frame_mov", "frame_str_w", "frame_ldur",
+	"frame_ldr_w", "frame_add", "frame_ldr", "frame_ldp",
+};
+
+/*
+ * Probe each instruction of ui_frame in turn and call it three times:
+ * exact results, three hits, and (ours) uprobe_stats says each hit was
+ * @emulated (else stepped). False if the test is to end.
+ */
+static bool frame_each_insn(struct __test_metadata *_metadata, char *grp,
+			    char *ev, bool emulated)
+{
+	unsigned long long v[5] = { 0 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(frame_insns); i++) {
+		if (probe(_metadata, grp, ev, frame_insns[i]))
+			return false;
+		EXPECT_EQ(1 + 2 + 2 + 1, ui_frame(1, 2)) TH_LOG("%s", ev);
+		EXPECT_EQ(-5 + -1 + 0xffffffffL + 1, ui_frame(-5, -1));
+		EXPECT_EQ(7 + 0x100000003L + 3 + 1, ui_frame(7, 0x100000003L));
+		EXPECT_EQ(3, ut_trace_count(ev, getpid())) TH_LOG("%s", ev);
+		if (ut_impl_is_stock()) {
+			EXPECT_EQ(-1, ut_stats_counts(grp, ev, v));
+		} else {
+			EXPECT_EQ(0, ut_stats_counts(grp, ev, v)) TH_LOG("%s", ev);
+			EXPECT_EQ(3ULL, v[0]) TH_LOG("%s: hits", ev);
+			EXPECT_EQ(emulated ? 3ULL : 0ULL, v[1]) TH_LOG("%s: emulated", ev);
+			EXPECT_EQ(emulated ? 0ULL : 3ULL, v[2]) TH_LOG("%s: stepped", ev);
+		}
+		ut_group_cleanup(grp);
+	}
+	grp[0] = '\0';
+	return true;
+}
+
+/*
+ * Every instruction of a compiler's function entry and exit, probed, is
+ * emulated with exact results: no single-step. Stock 6.1 steps them all
+ * and has no uprobe_stats to say so.
+ */
+TEST_F(insn, frame_insns_emulated)
+{
+	if (frame_each_insn(_metadata, self->grp, self->ev, true) &&
+	    ut_impl_is_stock())
+		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps every instruction");
+}
+
+/* With uprobes.emulate=0 the same instructions are stepped, as in 6.1. */
+TEST_F(insn, frame_insns_stepped_unemulated)
+{
+	int was = ut_emulate(false);
+
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, was);
+		UT_STOCK_FAILS("no uprobes.emulate parameter");
+		return;
+	}
+	ASSERT_LE(0, was);
+	frame_each_insn(_metadata, self->grp, self->ev, false);
+	EXPECT_EQ(0, ut_emulate(was));
+}
+
+/*
+ * An stp into a page not yet faulted in is stepped, which faults it in,
+ * and emulated once the page is there; both store the pair.
+ */
+TEST_F(insn, stp_untouched_page_stepped)
+{
+	long page = sysconf(_SC_PAGESIZE), *a, *b;
+	unsigned long long v[5];
+	unsigned char in_core;
+	char *map;
+
+	map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	a = (long *)(map + page);
+	b = (long *)(map + 3 * page);
+	a[-1] = 0;
+	if (PROBE("stp_far"))
+		goto unmap;
+	ASSERT_EQ(0, mincore(map + 2 * page, page, &in_core));
+	ASSERT_EQ(0, in_core & 1);
+	EXPECT_EQ(a - 2, ui_stp_far(a, 10));
+	EXPECT_EQ(b - 2, ui_stp_far(b, 20));
+	EXPECT_EQ(b - 2, ui_stp_far(b, 30));
+	EXPECT_EQ(10, a[-2]);
+	EXPECT_EQ(11, a[-1]);
+	EXPECT_EQ(30, b[-2]);
+	EXPECT_EQ(31, b[-1]);
+	EXPECT_EQ(3, HITS());
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, ut_stats_counts(self->grp, self->ev, v));
+		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps every hit");
+		goto unmap;
+	}
+	ASSERT_EQ(0, ut_stats_counts(self->grp, self->ev, v));
+	EXPECT_EQ(3ULL, v[0]);
+	EXPECT_EQ(2ULL, v[1]);	/* emulated */
+	EXPECT_EQ(1ULL, v[2]);	/* stepped */
+unmap:
+	munmap(map, 3 * page);
 }
 
 /*

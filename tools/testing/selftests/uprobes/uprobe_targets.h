@@ -55,6 +55,8 @@ long ui_adr(void);
 long ui_adrp(void);
 long ui_cbz(long x);
 long ui_tbnz(long x);
+long ui_frame(long x, long y);
+long *ui_stp_far(long *p, long x);
 
 /* uprobe_tracefs */
 uint64_t tfs_get_sp(void);

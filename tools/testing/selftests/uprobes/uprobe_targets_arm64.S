@@ -83,15 +83,67 @@ LABEL(ui_ldp_insn)
 END(ui_ldp)
 
 /*
+ * long ui_frame(long x, long y): x + y + (u32)y + 1, through a function entry
+ * and exit as compilers write them, each instruction labelled: bti,
+ * stp/ldp of the frame record, mov from sp, str/ldr of a callee-saved
+ * register, sub/add of sp, stur/ldur below the frame pointer, a register
+ * move, a 32-bit store and load. x19 is the caller's again at the end.
+ */
+FUNC(ui_frame)
+LABEL(ui_frame_bti_insn)
+	hint	#34
+LABEL(ui_frame_stp_insn)
+	stp	x29, x30, [sp, #-48]!
+LABEL(ui_frame_mov_fp_insn)
+	mov	x29, sp
+LABEL(ui_frame_str_insn)
+	str	x19, [sp, #16]
+LABEL(ui_frame_sub_insn)
+	sub	sp, sp, #32
+LABEL(ui_frame_stur_insn)
+	stur	x0, [x29, #-8]
+LABEL(ui_frame_mov_insn)
+	mov	x19, x1
+LABEL(ui_frame_str_w_insn)
+	str	w19, [sp, #4]
+LABEL(ui_frame_ldur_insn)
+	ldur	x2, [x29, #-8]
+LABEL(ui_frame_ldr_w_insn)
+	ldr	w3, [sp, #4]
+	add	x0, x2, x19
+	add	x0, x0, x3
+	add	x0, x0, #1
+LABEL(ui_frame_add_insn)
+	add	sp, sp, #32
+LABEL(ui_frame_ldr_insn)
+	ldr	x19, [sp, #16]
+LABEL(ui_frame_ldp_insn)
+	ldp	x29, x30, [sp], #48
+	ret
+END(ui_frame)
+
+/*
+ * long ui_stp_far(long *p, long x): a pre-index stp of x and x + 1 to
+ * p - 2 and p - 1 (p may point into a page not touched yet), returning the
+ * address it moved x0 to.
+ */
+FUNC(ui_stp_far)
+	add	x2, x1, #1
+LABEL(ui_stp_far_insn)
+	stp	x1, x2, [x0, #-16]!
+	ret
+END(ui_stp_far)
+
+/*
  * long ui_tf_region(long x): x + 1 + ui_data, through probed instructions
- * stepped out of line (nop, add) and simulated (adr, b), named as the
- * x86-64 ones; ui_tf_region_end follows it
+ * emulated (nop), stepped out of line (adds, which sets flags) and
+ * simulated (adr, b), named as the x86-64 ones; ui_tf_region_end follows it
  */
 FUNC(ui_tf_region)
 LABEL(ui_tf_nop_insn)
 	nop
 LABEL(ui_tf_add_insn)
-	add	x0, x0, #1
+	adds	x0, x0, #1
 LABEL(ui_tf_push_insn)
 	adr	x1, .Lui_data
 LABEL(ui_tf_rip_insn)

@@ -184,6 +184,29 @@ int ut_emulate(bool on)
 /* ---------------------------------------------------------------------- */
 /* tracefs                                                                 */
 
+int ut_stats_counts(const char *grp, const char *ev, unsigned long long v[5])
+{
+	char *buf, *line, *save = NULL, name[256], got[256];
+	unsigned long long c[5];
+	int ret = -1;
+
+	buf = ut_read_file(UT_TRACEFS "/uprobe_stats", NULL);
+	if (!buf)
+		return -1;
+	snprintf(name, sizeof(name), "%s/%s", grp, ev);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%255s %*s %llu %llu %llu %llu %llu", got,
+			   &c[0], &c[1], &c[2], &c[3], &c[4]) == 6 &&
+		    !strcmp(got, name)) {
+			memcpy(v, c, sizeof(c));
+			ret = 0;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
 bool ut_tracefs_ok(void)
 {
 	return ut_file_exists(UT_TRACEFS "/uprobe_events");

@@ -97,6 +97,12 @@ int ut_syscall_returns(bool on);
 int ut_emulate(bool on);
 #define UT_EMULATE	"/sys/module/uprobes/parameters/emulate"
 
+/*
+ * The counters HITS EMULATED STEPPED BOOSTED MISSED of GRP/EV's last line
+ * in uprobe_stats into @v; 0, or -1 if it has none (or, stock, no file).
+ */
+int ut_stats_counts(const char *grp, const char *ev, unsigned long long v[5]);
+
 /* ---- generic file helpers ---- */
 
 /* Read a whole file into a malloc()ed NUL terminated buffer (NULL on error). */
