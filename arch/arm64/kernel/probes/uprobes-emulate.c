@@ -3,8 +3,9 @@
  * uprobes, arm64: emulation of the instructions that dominate probe sites
  * (function entries and exits: stp/ldp of register pairs, str/ldr with an
  * immediate offset, add/sub of an immediate to sp or x29, mov between
- * registers, nop and bti), so that a hit there takes the BRK alone and no
- * single-step.
+ * registers, nop and bti; in function bodies cmp/adds/subs with an
+ * immediate and the move-wide immediates), so that a hit there takes the
+ * BRK alone and no single-step.
  *
  * Classification happens once, when a probe is decoded; the hit applies
  * the instruction to the saved user registers and, with page faults
@@ -177,9 +178,14 @@ bool a64_uprobe_emulates(u32 insn)
 	}
 	if (aarch64_insn_is_str_imm(insn) || aarch64_insn_is_ldr_imm(insn))
 		return true;
-	/* add/sub (immediate) without flags; bit 23 set is addg/subg */
-	if (aarch64_insn_is_add_imm(insn) || aarch64_insn_is_sub_imm(insn))
+	/* add/sub (immediate), adds/subs too; bit 23 set is addg/subg */
+	if (aarch64_insn_is_add_imm(insn) || aarch64_insn_is_sub_imm(insn) ||
+	    aarch64_insn_is_adds_imm(insn) || aarch64_insn_is_subs_imm(insn))
 		return !(insn & BIT(23));
+	/* movz, movn, movk: a 32-bit one shifts by 0 or 16 only */
+	if (aarch64_insn_is_movz(insn) || aarch64_insn_is_movn(insn) ||
+	    aarch64_insn_is_movk(insn))
+		return (insn & BIT(31)) || !(insn & BIT(22));
 	if (aarch64_insn_is_mov_reg(insn))
 		return true;
 	if (aarch64_insn_is_hint(insn))
@@ -311,19 +317,61 @@ static bool a64_single(u32 insn, struct pt_regs *regs)
 	return true;
 }
 
-/* add/sub of a 12-bit immediate, optionally shifted by 12; 31 is sp. */
+/*
+ * add/sub of a 12-bit immediate, optionally shifted by 12, to sp or a
+ * register; adds/subs (cmn/cmp with the zero register as result) also set
+ * NZCV, from the addition of the first operand, the immediate or its
+ * complement, and the carry in (1 for a subtraction).
+ */
 static void a64_add_sub_imm(u32 insn, struct pt_regs *regs)
 {
-	u64 imm = (insn >> 10) & 0xfff;
+	bool is64 = insn & BIT(31), sub = insn & BIT(30), flags = insn & BIT(29);
+	unsigned int bits = is64 ? 64 : 32;
+	u64 mask = is64 ? ~0ULL : 0xffffffffULL;
+	u64 a, b, res, nzcv = 0;
+
+	b = (insn >> 10) & 0xfff;
+	if (insn & BIT(22))
+		b <<= 12;
+	a = a64_base(regs, a64_rn(insn)) & mask;
+	if (sub)
+		b = ~b & mask;
+	res = (a + b + sub) & mask;
+	if (!flags) {
+		a64_set_base(regs, a64_rd(insn), res);
+		return;
+	}
+	if (res >> (bits - 1))
+		nzcv |= PSR_N_BIT;
+	if (!res)
+		nzcv |= PSR_Z_BIT;
+	/* carry out: the sum wrapped, or equalled a with the carry in */
+	if (res < a || (sub && res == a))
+		nzcv |= PSR_C_BIT;
+	/* overflow: both operands of one sign, the result of the other */
+	if (((a ^ res) & (b ^ res)) >> (bits - 1) & 1)
+		nzcv |= PSR_V_BIT;
+	regs->pstate = (regs->pstate & ~(u64)(PSR_N_BIT | PSR_Z_BIT |
+					      PSR_C_BIT | PSR_V_BIT)) | nzcv;
+	a64_set_xn(regs, a64_rd(insn), res);
+}
+
+/* movz, movn, movk: a 16-bit immediate at a multiple of 16 bits. */
+static void a64_mov_wide(u32 insn, struct pt_regs *regs)
+{
+	unsigned int shift = ((insn >> 21) & 3) * 16;
+	u64 imm = (u64)((insn >> 5) & 0xffff) << shift;
 	u64 val;
 
-	if (insn & BIT(22))
-		imm <<= 12;
-	val = a64_base(regs, a64_rn(insn));
-	val = aarch64_insn_is_sub_imm(insn) ? val - imm : val + imm;
+	if (aarch64_insn_is_movk(insn))
+		val = (a64_xn(regs, a64_rd(insn)) & ~(0xffffULL << shift)) | imm;
+	else if (aarch64_insn_is_movn(insn))
+		val = ~imm;
+	else
+		val = imm;
 	if (!(insn & BIT(31)))
 		val = (u32)val;
-	a64_set_base(regs, a64_rd(insn), val);
+	a64_set_xn(regs, a64_rd(insn), val);
 }
 
 /**
@@ -346,8 +394,13 @@ bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs)
 	if (aarch64_insn_is_hint(insn)) {
 		/* nothing to do */
 	} else if (aarch64_insn_is_add_imm(insn) ||
-		   aarch64_insn_is_sub_imm(insn)) {
+		   aarch64_insn_is_sub_imm(insn) ||
+		   aarch64_insn_is_adds_imm(insn) ||
+		   aarch64_insn_is_subs_imm(insn)) {
 		a64_add_sub_imm(insn, regs);
+	} else if (aarch64_insn_is_movz(insn) || aarch64_insn_is_movn(insn) ||
+		   aarch64_insn_is_movk(insn)) {
+		a64_mov_wide(insn, regs);
 	} else if (aarch64_insn_is_mov_reg(insn)) {
 		val = a64_xn(regs, a64_rm(insn));
 		if (!(insn & BIT(31)))
