@@ -1391,6 +1391,53 @@ TEST_F(insn, frame_insns_stepped_unemulated)
 	EXPECT_EQ(0, ut_emulate(was));
 }
 
+/* What ui_alu() computes, by C's rules. */
+static long alu_ref(long x)
+{
+	uint64_t u = x, w6 = (uint32_t)(u + 1);
+	uint64_t lo = u < 1, lt = x < 1;
+	uint64_t vs = (uint32_t)u == 0x7fffffff, cs = (uint32_t)u == 0xffffffff;
+
+	return 0x12345678 ^ 0xffffffffUL ^ w6 << 8 ^ lo << 40 ^ lt << 41 ^
+	       vs << 42 ^ cs << 43;
+}
+
+/*
+ * movz, movk, movn, cmp and adds with an immediate, probed in turn, give
+ * exact results and flags (carry, overflow, signed and unsigned order at
+ * their edges), each hit emulated (ours).
+ */
+TEST_F(insn, alu_insns_emulated)
+{
+	static const char *const names[] = {
+		"alu_movz", "alu_movk", "alu_movn", "alu_cmp", "alu_adds",
+	};
+	static const long xs[] = {
+		0, 1, 2, -1, 0x7fffffff, 0xffffffff, 0x80000000,
+		(long)0x8000000000000000UL, 0x7fffffffffffffffL,
+	};
+	unsigned long long v[5] = { 0 };
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (PROBE(names[i]))
+			return;
+		for (k = 0; k < ARRAY_SIZE(xs); k++)
+			EXPECT_EQ(alu_ref(xs[k]), ui_alu(xs[k]))
+				TH_LOG("%s: x %#lx", names[i], xs[k]);
+		EXPECT_EQ((int)ARRAY_SIZE(xs), HITS()) TH_LOG("%s", names[i]);
+		if (ut_impl_is_stock()) {
+			EXPECT_EQ(-1, ut_stats_counts(self->grp, self->ev, v));
+		} else {
+			EXPECT_EQ(0, ut_stats_counts(self->grp, self->ev, v));
+			EXPECT_EQ(ARRAY_SIZE(xs), v[1]) TH_LOG("%s: emulated", names[i]);
+			EXPECT_EQ(0ULL, v[2]) TH_LOG("%s: stepped", names[i]);
+		}
+	}
+	if (ut_impl_is_stock())
+		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps these");
+}
+
 /*
  * An stp into a page not yet faulted in is stepped, which faults it in,
  * and emulated once the page is there; both store the pair.

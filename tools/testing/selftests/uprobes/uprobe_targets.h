@@ -56,6 +56,7 @@ long ui_adrp(void);
 long ui_cbz(long x);
 long ui_tbnz(long x);
 long ui_frame(long x, long y);
+long ui_alu(long x);
 long *ui_stp_far(long *p, long x);
 
 /* uprobe_tracefs */

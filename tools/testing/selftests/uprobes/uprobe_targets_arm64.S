@@ -123,6 +123,37 @@ LABEL(ui_frame_ldp_insn)
 END(ui_frame)
 
 /*
+ * long ui_alu(long x): the move-wide immediates and flag-setting compares
+ * and additions of function bodies, each labelled, the flags read back:
+ * 0x12345678 ^ 0xffffffff ^ ((u32)x + 1) << 8 ^ the C flag of cmp x, #1
+ * ("lo") << 40 ^ its "lt" << 41 ^ the V flag of adds w, w(x), #1 << 42 ^
+ * its C flag << 43. uprobe_insn.c's alu_ref() computes the same.
+ */
+FUNC(ui_alu)
+LABEL(ui_alu_movz_insn)
+	movz	x2, #0x1234, lsl #16
+LABEL(ui_alu_movk_insn)
+	movk	x2, #0x5678
+LABEL(ui_alu_movn_insn)
+	movn	w3, #0
+LABEL(ui_alu_cmp_insn)
+	cmp	x0, #1
+	cset	x4, lo
+	cset	x5, lt
+LABEL(ui_alu_adds_insn)
+	adds	w6, w0, #1
+	cset	x7, vs
+	cset	x8, cs
+	eor	x0, x2, x3
+	eor	x0, x0, x6, lsl #8
+	eor	x0, x0, x4, lsl #40
+	eor	x0, x0, x5, lsl #41
+	eor	x0, x0, x7, lsl #42
+	eor	x0, x0, x8, lsl #43
+	ret
+END(ui_alu)
+
+/*
  * long ui_stp_far(long *p, long x): a pre-index stp of x and x + 1 to
  * p - 2 and p - 1 (p may point into a page not touched yet), returning the
  * address it moved x0 to.
