@@ -10,12 +10,16 @@
  * as a single-stepped unprobed run executes its instruction, and (ours
  * only) uprobe_stats must account for every hit.
  */
+#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -27,7 +31,6 @@
 
 #define UC_MAX_INSNS	2048
 #define UC_STATS	UT_TRACEFS "/uprobe_stats"
-#define X86_TF		0x100UL
 #define ENOTSUPP	524	/* the kernel's, not user space's ENOTSUP */
 
 struct uc_stat {
@@ -57,18 +60,26 @@ FIXTURE(corpus) {
 	uint64_t expect;	/* uc_run() unprobed */
 };
 
-/* the SIGTRAP handler's view of a single-stepped run */
+/* a single-stepped run's view: executions per byte of the section */
 static uintptr_t uc_lo, uc_hi;
 static uint32_t *uc_steps;	/* per byte of the section: executions */
 static long uc_outside;		/* of them, at no listed boundary */
 
+/* Count an execution of the instruction at @ip, about to run. */
+static void count_step(uintptr_t ip)
+{
+	if (ip >= uc_lo && ip < uc_hi)
+		uc_steps[ip - uc_lo]++;
+}
+
+#if defined(__x86_64__)
+#define X86_TF		0x100UL
+
 static void step_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
-	uintptr_t ip = uc->uc_mcontext.gregs[REG_RIP];
 
-	if (ip >= uc_lo && ip < uc_hi)
-		uc_steps[ip - uc_lo]++;
+	count_step(uc->uc_mcontext.gregs[REG_RIP]);
 }
 
 /*
@@ -76,7 +87,7 @@ static void step_trap(int sig, siginfo_t *si, void *ucv)
  * handler counts the one about to run.  The flags are switched below the
  * red zone.
  */
-static noipa uint64_t run_stepped(void)
+static noipa uint64_t run_stepped_self(void)
 {
 	uint64_t h;
 
@@ -89,6 +100,75 @@ static noipa uint64_t run_stepped(void)
 		     : "memory", "cc");
 	return h;
 }
+
+/* uc_run() single-stepped; its result, or 0 if the run failed. */
+static uint64_t run_stepped(void)
+{
+	struct sigaction sa = {
+		.sa_sigaction = step_trap,
+		.sa_flags = SA_SIGINFO,
+	}, old;
+	uint64_t h;
+
+	if (sigaction(SIGTRAP, &sa, &old))
+		return 0;
+	h = run_stepped_self();
+	if (sigaction(SIGTRAP, &old, NULL))
+		return 0;
+	return h;
+}
+#else
+/*
+ * uc_run() single-stepped (user space cannot step itself here): a child
+ * runs it under PTRACE_SINGLESTEP from this process, which counts the
+ * instruction about to run at each stop. Its result, or 0 if the run
+ * failed.
+ */
+static uint64_t run_stepped(void)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = { &regs, sizeof(regs) };
+	uint64_t h = 0;
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe(p))
+		return 0;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		close(p[0]);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+			_exit(1);
+		h = uc_run();
+		_exit(write(p[1], &h, sizeof(h)) == sizeof(h) ? 0 : 1);
+	}
+	close(p[1]);
+	if (waitpid(pid, &status, 0) != pid)
+		goto kill_child;
+	while (WIFSTOPPED(status)) {
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
+		    waitpid(pid, &status, 0) != pid)
+			goto kill_child;	/* not stepped to the end */
+		if (WIFSTOPPED(status) &&
+		    !ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
+			count_step(regs.pc);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+	    read(p[0], &h, sizeof(h)) != sizeof(h))
+		h = 0;
+	close(p[0]);
+	return h;
+kill_child:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(p[0]);
+	return h;
+}
+#endif
 
 /*
  * Read the boundary list ("VADDR FUNCTION OFFSET INSTRUCTION" lines) into
@@ -172,10 +252,6 @@ static int run_child(uint64_t *h)
 
 FIXTURE_SETUP(corpus)
 {
-	struct sigaction sa = {
-		.sa_sigaction = step_trap,
-		.sa_flags = SA_SIGINFO,
-	}, old;
 	uint64_t h;
 	int i;
 
@@ -192,9 +268,7 @@ FIXTURE_SETUP(corpus)
 	uc_hi = (uintptr_t)__stop_uprobe_corpus;
 	uc_steps = calloc(uc_hi - uc_lo, sizeof(*uc_steps));
 	ASSERT_NE(NULL, uc_steps);
-	ASSERT_EQ(0, sigaction(SIGTRAP, &sa, &old));
 	h = run_stepped();
-	ASSERT_EQ(0, sigaction(SIGTRAP, &old, NULL));
 	ASSERT_EQ(self->expect, h);
 	for (i = 0; i < self->n; i++) {
 		uintptr_t a = runtime_addr(self->in[i].vaddr);

@@ -22,8 +22,12 @@ function hex(s,    i, v) {
 	split($0, f, "\t")
 	a = f[1]
 	gsub(/[ :]/, "", a)
+	# x86: "mnemonic operands"; arm64: mnemonic and operands a tab apart
 	t = f[2]
-	sub(/ *#.*/, "", t)
+	for (i = 3; i in f; i++)
+		t = t " " f[i]
+	# comments: x86 "# addr <sym>" (an arm64 immediate is "#0x..."), arm64 "//"
+	sub(/ *(# |\/\/).*/, "", t)
 	gsub(/ +/, " ", t)
 	sub(/ $/, "", t)
 	if (t ~ /\(bad\)/ || fn == "") {
