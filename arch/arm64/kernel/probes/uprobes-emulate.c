@@ -14,8 +14,12 @@
  * breakpoint armed for EL0, a fault), the emulation declines before it
  * changes any register and the instruction is stepped out of line. With
  * uprobes.emulate=0 every one of these instructions is stepped, as in
- * 6.1. No lock: the state is the probe's decoded instruction, read-only
- * after registration, and the static key.
+ * 6.1. A literal load (ldr, ldrsw, prfm from a pc-relative address),
+ * which cannot run from a slot as it is, is emulated too, and its copy in
+ * the slot loads through its destination register instead, set to the
+ * literal's address before the step (arch_uprobe_fill_slot(),
+ * a64_uprobe_pre_xol()). No lock: the state is the probe's decoded
+ * instruction, read-only after registration, and the static key.
  *
  * Design: Documentation/trace/uprobes.rst, "arm64".
  */
@@ -23,6 +27,7 @@
 #include <linux/jump_label.h>
 #include <linux/moduleparam.h>
 #include <linux/uaccess.h>
+#include <linux/uprobes.h>
 #include <asm/cpufeature.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
@@ -144,6 +149,130 @@ static bool a64_is_ldst_imm9(u32 insn)
 	       A64_IMM9_IDX(insn) != A64_IDX_UNPRIV;
 }
 
+/*
+ * Register-only data processing: add/sub and the logical operations with
+ * a shifted register (cmp, tst, neg, mvn, mov are aliases), the bitfield
+ * moves (lsl, lsr, asr, ubfx, sbfx, sxtw, uxtb ... are aliases), madd and
+ * msub (mul, mneg) and the conditional selects (cset, cinc ...).
+ */
+#define A64_ADDSUB_SREG_MASK	0x1f200000
+#define A64_ADDSUB_SREG		0x0b000000
+#define A64_LOGIC_SREG_MASK	0x1f000000
+#define A64_LOGIC_SREG		0x0a000000
+#define A64_BITFIELD_MASK	0x1f800000
+#define A64_BITFIELD		0x13000000
+#define A64_MADD_MASK		0x7fe00000
+#define A64_MADD		0x1b000000
+#define A64_CSEL_MASK		0x3fe00800
+#define A64_CSEL		0x1a800000
+/* ldr w, ldr x, ldrsw, prfm (literal): opc in bits 31:30, V = 0 */
+#define A64_LDR_LIT_MASK	0x3f000000
+#define A64_LDR_LIT		0x18000000
+#define A64_LIT_OPC(insn)	((insn) >> 30)
+#define A64_LIT_PRFM		3
+/* ldr/str (register offset), V = 0 */
+#define A64_LDST_REGOFF_MASK	0x3f200c00
+#define A64_LDST_REGOFF		0x38200800
+
+static bool a64_is_alu_reg(u32 insn)
+{
+	return (insn & A64_ADDSUB_SREG_MASK) == A64_ADDSUB_SREG ||
+	       (insn & A64_LOGIC_SREG_MASK) == A64_LOGIC_SREG ||
+	       (insn & A64_BITFIELD_MASK) == A64_BITFIELD ||
+	       (insn & A64_MADD_MASK) == A64_MADD ||
+	       (insn & A64_CSEL_MASK) == A64_CSEL;
+}
+
+/* Reserved and unallocated encodings of a64_is_alu_reg()'s classes. */
+static bool a64_alu_reg_ok(u32 insn)
+{
+	bool is64 = insn & BIT(31);
+	unsigned int imm6 = (insn >> 10) & 0x3f;
+
+	if ((insn & A64_ADDSUB_SREG_MASK) == A64_ADDSUB_SREG)
+		return ((insn >> 22) & 3) != 3 && (is64 || imm6 < 32);
+	if ((insn & A64_LOGIC_SREG_MASK) == A64_LOGIC_SREG)
+		return is64 || imm6 < 32;
+	if ((insn & A64_BITFIELD_MASK) == A64_BITFIELD)
+		/* opc 11 unallocated; N equals sf; 32-bit fields below 32 */
+		return ((insn >> 29) & 3) != 3 && !!(insn & BIT(22)) == is64 &&
+		       (is64 || !(insn & (BIT(21) | BIT(15))));
+	if ((insn & A64_CSEL_MASK) == A64_CSEL)
+		return !(insn & BIT(29));	/* S set: unallocated */
+	return true;
+}
+
+static bool a64_is_ldst_regoff(u32 insn)
+{
+	u32 opc = (insn >> 22) & 3;
+
+	return (insn & A64_LDST_REGOFF_MASK) == A64_LDST_REGOFF && opc < 2;
+}
+
+/* The extend options of a register offset: uxtw, lsl, sxtw, sxtx. */
+static bool a64_regoff_ok(u32 insn)
+{
+	return (insn >> 13) & 2;
+}
+
+static bool a64_is_ldr_lit(u32 insn)
+{
+	return (insn & A64_LDR_LIT_MASK) == A64_LDR_LIT;
+}
+
+/* The address a literal load at @pc reads. */
+static u64 a64_lit_addr(u32 insn, u64 pc)
+{
+	return pc + a64_sext((insn >> 5) & 0x7ffff, 19) * 4;
+}
+
+/* @val shifted as a shifted-register operand says: lsl, lsr, asr, ror. */
+static u64 a64_shift(u64 val, unsigned int type, unsigned int amount,
+		     unsigned int bits)
+{
+	if (!amount)
+		return val;
+	switch (type) {
+	case 0:
+		return val << amount;
+	case 1:
+		return val >> amount;
+	case 2:
+		return (u64)(a64_sext(val, bits) >> amount);
+	default:
+		return val >> amount | val << (bits - amount);
+	}
+}
+
+static u64 a64_ones(unsigned int n)
+{
+	return n >= 64 ? ~0ULL : (1ULL << n) - 1;
+}
+
+static void a64_set_nzcv(struct pt_regs *regs, u64 nzcv)
+{
+	regs->pstate = (regs->pstate & ~(u64)(PSR_N_BIT | PSR_Z_BIT |
+					      PSR_C_BIT | PSR_V_BIT)) | nzcv;
+}
+
+/* NZCV of AddWithCarry(@a, @b, @cin) = @res, all of @bits bits. */
+static u64 a64_add_flags(u64 a, u64 b, bool cin, u64 res, unsigned int bits)
+{
+	u64 nzcv = 0;
+
+	if (res >> (bits - 1))
+		nzcv |= PSR_N_BIT;
+	if (!res)
+		nzcv |= PSR_Z_BIT;
+	/* carry out: the sum wrapped, or equalled a with the carry in */
+	if (res < a || (cin && res == a))
+		nzcv |= PSR_C_BIT;
+	/* overflow: both operands of one sign, the result of the other */
+	if (((a ^ res) & (b ^ res)) >> (bits - 1) & 1)
+		nzcv |= PSR_V_BIT;
+	return nzcv;
+}
+
 /**
  * a64_uprobe_emulates - is @insn one of the instructions emulated here?
  * @insn: the probed instruction, in CPU order
@@ -186,10 +315,18 @@ bool a64_uprobe_emulates(u32 insn)
 	if (aarch64_insn_is_movz(insn) || aarch64_insn_is_movn(insn) ||
 	    aarch64_insn_is_movk(insn))
 		return (insn & BIT(31)) || !(insn & BIT(22));
+	if (a64_is_alu_reg(insn))
+		return a64_alu_reg_ok(insn);
+	if (a64_is_ldst_regoff(insn))
+		return a64_regoff_ok(insn);
 	if (aarch64_insn_is_mov_reg(insn))
 		return true;
 	if (aarch64_insn_is_hint(insn))
 		return a64_hint_is_nop(insn);
+	/* a literal load into xzr cannot run from a slot (see fill_slot) */
+	if (a64_is_ldr_lit(insn))
+		return A64_LIT_OPC(insn) == A64_LIT_PRFM ||
+		       a64_rt(insn) != A64_SP_OR_ZR;
 	return false;
 }
 
@@ -328,7 +465,7 @@ static void a64_add_sub_imm(u32 insn, struct pt_regs *regs)
 	bool is64 = insn & BIT(31), sub = insn & BIT(30), flags = insn & BIT(29);
 	unsigned int bits = is64 ? 64 : 32;
 	u64 mask = is64 ? ~0ULL : 0xffffffffULL;
-	u64 a, b, res, nzcv = 0;
+	u64 a, b, res;
 
 	b = (insn >> 10) & 0xfff;
 	if (insn & BIT(22))
@@ -341,18 +478,7 @@ static void a64_add_sub_imm(u32 insn, struct pt_regs *regs)
 		a64_set_base(regs, a64_rd(insn), res);
 		return;
 	}
-	if (res >> (bits - 1))
-		nzcv |= PSR_N_BIT;
-	if (!res)
-		nzcv |= PSR_Z_BIT;
-	/* carry out: the sum wrapped, or equalled a with the carry in */
-	if (res < a || (sub && res == a))
-		nzcv |= PSR_C_BIT;
-	/* overflow: both operands of one sign, the result of the other */
-	if (((a ^ res) & (b ^ res)) >> (bits - 1) & 1)
-		nzcv |= PSR_V_BIT;
-	regs->pstate = (regs->pstate & ~(u64)(PSR_N_BIT | PSR_Z_BIT |
-					      PSR_C_BIT | PSR_V_BIT)) | nzcv;
+	a64_set_nzcv(regs, a64_add_flags(a, b, sub, res, bits));
 	a64_set_xn(regs, a64_rd(insn), res);
 }
 
@@ -372,6 +498,107 @@ static void a64_mov_wide(u32 insn, struct pt_regs *regs)
 	if (!(insn & BIT(31)))
 		val = (u32)val;
 	a64_set_xn(regs, a64_rd(insn), val);
+}
+
+/* A register-only instruction of a64_is_alu_reg(); 31 is the zero register. */
+static void a64_alu_reg(u32 insn, struct pt_regs *regs)
+{
+	bool is64 = insn & BIT(31);
+	unsigned int bits = is64 ? 64 : 32, rd = a64_rd(insn);
+	u64 mask = a64_ones(bits), n = a64_xn(regs, a64_rn(insn)) & mask;
+	u64 m = a64_xn(regs, a64_rm(insn)) & mask, res;
+	unsigned int imm6 = (insn >> 10) & 0x3f, opc = (insn >> 29) & 3;
+
+	if ((insn & A64_ADDSUB_SREG_MASK) == A64_ADDSUB_SREG) {
+		bool sub = insn & BIT(30);
+
+		m = a64_shift(m, (insn >> 22) & 3, imm6, bits) & mask;
+		if (sub)
+			m = ~m & mask;
+		res = (n + m + sub) & mask;
+		if (insn & BIT(29))
+			a64_set_nzcv(regs, a64_add_flags(n, m, sub, res, bits));
+	} else if ((insn & A64_LOGIC_SREG_MASK) == A64_LOGIC_SREG) {
+		m = a64_shift(m, (insn >> 22) & 3, imm6, bits) & mask;
+		if (insn & BIT(21))
+			m = ~m & mask;
+		res = opc == 1 ? n | m : opc == 2 ? n ^ m : n & m;
+		if (opc == 3)	/* ands: N and Z, C and V clear */
+			a64_set_nzcv(regs, (res >> (bits - 1) ? PSR_N_BIT : 0) |
+					   (res ? 0 : PSR_Z_BIT));
+	} else if ((insn & A64_BITFIELD_MASK) == A64_BITFIELD) {
+		unsigned int r = (insn >> 16) & 0x3f, s = (insn >> 10) & 0x3f;
+		unsigned int width, dst;
+		u64 field;
+
+		/* bits s..r of Rn to the bottom, or bits s..0 to bits - r */
+		width = s >= r ? s - r + 1 : s + 1;
+		dst = s >= r ? 0 : bits - r;
+		field = (n >> (s >= r ? r : 0)) & a64_ones(width);
+		if (opc == 0)		/* sbfm: sign bits above */
+			res = (u64)a64_sext(field, width) << dst;
+		else if (opc == 1)	/* bfm: the other bits of Rd kept */
+			res = (a64_xn(regs, rd) & ~(a64_ones(width) << dst)) |
+			      field << dst;
+		else			/* ubfm */
+			res = field << dst;
+		res &= mask;
+	} else if ((insn & A64_MADD_MASK) == A64_MADD) {
+		u64 a = a64_xn(regs, (insn >> 10) & 0x1f);
+
+		res = insn & BIT(15) ? a - n * m : a + n * m;
+		res &= mask;
+	} else {
+		/* csel, csinc, csinv, csneg: the condition is A32's encoding */
+		pstate_check_t *cond = aarch32_opcode_cond_checks[(insn >> 12) & 0xf];
+
+		if (cond(regs->pstate))
+			res = n;
+		else if (insn & BIT(30))
+			res = insn & BIT(10) ? -m : ~m;
+		else
+			res = insn & BIT(10) ? m + 1 : m;
+		res &= mask;
+	}
+	a64_set_xn(regs, rd, res);
+}
+
+/* ldr/str with a register offset, extended and optionally scaled. */
+static bool a64_regoff(u32 insn, struct pt_regs *regs)
+{
+	unsigned int rn = a64_rn(insn), size = 1U << (insn >> 30);
+	unsigned int option = (insn >> 13) & 7;
+	u64 off = a64_xn(regs, a64_rm(insn)), addr, val;
+
+	if (!(option & 1))	/* uxtw, sxtw: the low word */
+		off = option & 4 ? (u64)a64_sext(off, 32) : (u32)off;
+	if (insn & BIT(12))
+		off <<= insn >> 30;
+	if (a64_mem_differs(regs, rn))
+		return false;
+	addr = a64_base(regs, rn) + off;
+	if (insn & BIT(22)) {
+		if (!a64_get(addr, size, &val))
+			return false;
+		a64_set_xn(regs, a64_rt(insn), val);
+		return true;
+	}
+	return a64_put(addr, size, a64_xn(regs, a64_rt(insn)));
+}
+
+/* ldr w, ldr x, ldrsw from a pc-relative literal; prfm does nothing. */
+static bool a64_ldr_lit(u32 insn, struct pt_regs *regs)
+{
+	u64 addr = a64_lit_addr(insn, instruction_pointer(regs)), val;
+	unsigned int opc = A64_LIT_OPC(insn);
+
+	if (opc == A64_LIT_PRFM)
+		return true;
+	if (a64_mem_differs(regs, 0) ||
+	    !a64_get(addr, opc == 1 ? 8 : 4, &val))
+		return false;
+	a64_set_xn(regs, a64_rt(insn), opc == 2 ? (u64)a64_sext(val, 32) : val);
+	return true;
 }
 
 /**
@@ -406,6 +633,14 @@ bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs)
 		if (!(insn & BIT(31)))
 			val = (u32)val;
 		a64_set_xn(regs, a64_rd(insn), val);
+	} else if (a64_is_alu_reg(insn)) {
+		a64_alu_reg(insn, regs);
+	} else if (a64_is_ldst_regoff(insn)) {
+		if (!a64_regoff(insn, regs))
+			return false;
+	} else if (a64_is_ldr_lit(insn)) {
+		if (!a64_ldr_lit(insn, regs))
+			return false;
 	} else if (aarch64_insn_is_ldr_imm(insn) ||
 		   aarch64_insn_is_str_imm(insn) || a64_is_ldst_imm9(insn)) {
 		if (!a64_single(insn, regs))
@@ -417,4 +652,57 @@ bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs)
 	regs->pstate &= ~PSR_BTYPE_MASK;
 	instruction_pointer_set(regs, instruction_pointer(regs) + 4);
 	return true;
+}
+
+/*
+ * The encodings of ldr w, ldr x and ldrsw with Rt as base and offset 0,
+ * by the literal load's opc; prfm's copy is a nop.
+ */
+static const u32 a64_lit_from_reg[] = {
+	0xb9400000, 0xf9400000, 0xb9800000, 0xd503201f,
+};
+
+/**
+ * arch_uprobe_fill_slot - what an XOL slot holds for a probe, on arm64
+ * @auprobe: the decoded probe
+ * @slot: UPROBE_XOL_SLOT_BYTES to fill
+ * @slot_vaddr: where the slot is mapped
+ * @vaddr: the probed address
+ *
+ * The probed instruction, but for a literal load, which reads relative to
+ * the pc and so cannot run elsewhere: its copy loads from the address in
+ * its own destination register instead, which a64_uprobe_pre_xol() sets
+ * to the literal's address before the step.
+ *
+ * Return: the bytes filled.
+ */
+int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
+			  unsigned long slot_vaddr, unsigned long vaddr)
+{
+	u32 insn = le32_to_cpu(auprobe->ixol);
+
+	if (a64_is_ldr_lit(insn)) {
+		u32 rt = a64_rt(insn);
+
+		insn = a64_lit_from_reg[A64_LIT_OPC(insn)];
+		if (!aarch64_insn_is_hint(insn))
+			insn |= rt << 5 | rt;
+	}
+	*(__le32 *)slot = cpu_to_le32(insn);
+	return AARCH64_INSN_SIZE;
+}
+
+/**
+ * a64_uprobe_pre_xol - registers a copy needs before its step
+ * @insn: the probed instruction, in CPU order
+ * @regs: the user registers
+ * @vaddr: the probed address
+ *
+ * A literal load's copy (see arch_uprobe_fill_slot()) finds the literal's
+ * address in its destination register, which the load then overwrites.
+ */
+void a64_uprobe_pre_xol(u32 insn, struct pt_regs *regs, unsigned long vaddr)
+{
+	if (a64_is_ldr_lit(insn) && A64_LIT_OPC(insn) != A64_LIT_PRFM)
+		regs->regs[a64_rt(insn)] = a64_lit_addr(insn, vaddr);
 }

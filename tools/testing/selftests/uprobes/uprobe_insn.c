@@ -6,8 +6,8 @@
  * the exact hit count.  Kinds that exist on one architecture only are
  * tested there: x86-64's multi-byte nop, push, pop, %rip-relative operands
  * and rel32 jump; arm64's store and load pairs with writeback,
- * pc-relative addresses, cbz, tbnz, the literal load it refuses, and the
- * function-entry instructions it emulates (uprobes.emulate).
+ * pc-relative addresses, cbz, tbnz, the literal load, and the instructions
+ * it emulates (uprobes.emulate).
  * On both, a debugger (ptrace) single-stepping over probed instructions,
  * and breaking, stepping and going on at one, sees what it sees without
  * the probes.
@@ -1438,6 +1438,154 @@ TEST_F(insn, alu_insns_emulated)
 		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps these");
 }
 
+/* NZCV, as mrs reads it, of the @bits-bit AddWithCarry(@a, @b, @cin). */
+static uint64_t nzcv_add(uint64_t a, uint64_t b, int cin, int bits)
+{
+	uint64_t mask = bits == 64 ? ~0ULL : 0xffffffffULL, res;
+	unsigned __int128 usum;
+	__int128 ssum, sa, sb, sres;
+
+	a &= mask;
+	b &= mask;
+	usum = (unsigned __int128)a + b + cin;
+	res = (uint64_t)usum & mask;
+	sa = bits == 64 ? (int64_t)a : (int32_t)a;
+	sb = bits == 64 ? (int64_t)b : (int32_t)b;
+	sres = bits == 64 ? (int64_t)res : (int32_t)res;
+	ssum = sa + sb + cin;
+	return (res >> (bits - 1)) << 31 | (uint64_t)!res << 30 |
+	       (uint64_t)(usum >> bits != 0) << 29 | (uint64_t)(ssum != sres) << 28;
+}
+
+static uint64_t nzcv_logic(uint64_t res, int bits)
+{
+	return (res >> (bits - 1) & 1) << 31 | (uint64_t)!res << 30;
+}
+
+/* What ui_a_@name(@x, @y) computes, by C's rules. */
+static long alu_reg_ref(const char *name, long x, long y)
+{
+	uint64_t u = x, v = y;
+	uint32_t w = u, wy = v;
+
+	if (!strcmp(name, "cmp"))
+		return nzcv_add(u, ~v, 1, 64);
+	if (!strcmp(name, "cmn_w"))
+		return nzcv_add(w, (uint32_t)(v << 3), 0, 32);
+	if (!strcmp(name, "sub_asr"))
+		return u - (uint64_t)(y >> 4);
+	if (!strcmp(name, "and_lsl"))
+		return u & v << 3;
+	if (!strcmp(name, "eor_w_ror"))
+		return w ^ (wy >> 7 | wy << 25);
+	if (!strcmp(name, "orn_asr"))
+		return u | ~(uint64_t)(y >> 5);
+	if (!strcmp(name, "tst"))
+		return nzcv_logic(u & v, 64);
+	if (!strcmp(name, "bics_w"))
+		return (uint64_t)(w & ~wy) | nzcv_logic(w & ~wy, 32) << 32;
+	if (!strcmp(name, "lsr"))
+		return u >> 13;
+	if (!strcmp(name, "asr_w"))
+		return (uint32_t)((int32_t)w >> 3);
+	if (!strcmp(name, "lsl"))
+		return u << 9;
+	if (!strcmp(name, "sbfx"))
+		return (int64_t)(u << 52) >> 56;
+	if (!strcmp(name, "sxtw"))
+		return (int32_t)w;
+	if (!strcmp(name, "uxtb"))
+		return u & 0xff;
+	if (!strcmp(name, "bfi"))
+		return (u & ~(0xffffULL << 8)) | (v & 0xffff) << 8;
+	if (!strcmp(name, "sbfiz"))
+		return (uint64_t)((int64_t)(u << 54) >> 54) << 40;
+	if (!strcmp(name, "madd"))
+		return u * v + v;
+	if (!strcmp(name, "msub_w"))
+		return (uint32_t)(wy - w * wy);
+	if (!strcmp(name, "csel"))
+		return u > v ? x : y;
+	if (!strcmp(name, "cset"))
+		return x < y;
+	if (!strcmp(name, "csneg"))
+		return x == y ? u : -v;
+	if (!strcmp(name, "csinv_w"))
+		return (int32_t)w >= (int32_t)wy ? w : ~wy;
+	if (!strcmp(name, "ldr_reg"))
+		return ((long *)(uintptr_t)y)[x];
+	if (!strcmp(name, "ldrb_sxtw"))
+		return ((unsigned char *)(uintptr_t)y)[(int32_t)w];
+	return x;	/* str_reg */
+}
+
+/*
+ * Register-only instructions (shifted-register arithmetic and logic with
+ * their flags, bitfield moves, multiply-add, conditional selects) and
+ * loads and stores with a register offset, probed one at a time, give
+ * what C computes for operands at the carry, overflow and sign edges,
+ * and each hit is emulated (ours; stock 6.1 steps them).
+ */
+TEST_F(insn, alu_reg_insns_emulated)
+{
+	static const struct {
+		const char *name;
+		long (*fn)(long x, long y);
+		bool mem;
+	} ops[] = {
+#define A(n, m) { #n, ui_a_##n, m }
+		A(cmp, 0), A(cmn_w, 0), A(sub_asr, 0), A(and_lsl, 0),
+		A(eor_w_ror, 0), A(orn_asr, 0), A(tst, 0), A(bics_w, 0),
+		A(lsr, 0), A(asr_w, 0), A(lsl, 0), A(sbfx, 0), A(sxtw, 0),
+		A(uxtb, 0), A(bfi, 0), A(sbfiz, 0), A(madd, 0), A(msub_w, 0),
+		A(csel, 0), A(cset, 0), A(csneg, 0), A(csinv_w, 0),
+		A(ldr_reg, 1), A(ldrb_sxtw, 1), A(str_reg, 1),
+#undef A
+	};
+	static const long xy[][2] = {
+		{ 0, 0 }, { 1, 2 }, { -1, 1 }, { 0x7fffffffffffffffL, -1 },
+		{ (long)0x8000000000000000UL, 1 }, { 0x7fffffff, 1 },
+		{ 0xffffffffL, 0xffffffffL }, { -5, -5 },
+		{ 0x123456789abcdef0L, 0x0fedcba987654321L },
+		{ 0x80000000L, 0x7fffffffL },
+	};
+	static const long idx[] = { 0, 3, -2, 7 };
+	long buf[16], want, got;
+	unsigned long long v[5] = { 0 };
+	char name[32];
+	size_t i, k, n;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		snprintf(name, sizeof(name), "a_%s", ops[i].name);
+		if (PROBE(name))
+			return;
+		n = ops[i].mem ? ARRAY_SIZE(idx) : ARRAY_SIZE(xy);
+		for (k = 0; k < n; k++) {
+			long x = ops[i].mem ? idx[k] : xy[k][0];
+			long y = ops[i].mem ? (long)(uintptr_t)&buf[8] : xy[k][1];
+
+			for (size_t b = 0; b < ARRAY_SIZE(buf); b++)
+				buf[b] = 0x0101010101010101L * (long)(b + 3) + b;
+			want = alu_reg_ref(ops[i].name, x, y);
+			got = ops[i].fn(x, y);
+			EXPECT_EQ(want, got)
+				TH_LOG("%s(%#lx, %#lx)", ops[i].name, x, y);
+			if (!strcmp(ops[i].name, "str_reg"))
+				EXPECT_EQ(x, buf[8 + x]) TH_LOG("str_reg: stored");
+		}
+		EXPECT_EQ((int)n, HITS()) TH_LOG("%s", ops[i].name);
+		if (ut_impl_is_stock()) {
+			EXPECT_EQ(-1, ut_stats_counts(self->grp, self->ev, v));
+		} else {
+			EXPECT_EQ(0, ut_stats_counts(self->grp, self->ev, v));
+			EXPECT_EQ(n, v[1]) TH_LOG("%s: emulated", ops[i].name);
+			EXPECT_EQ(0ULL, v[2]) TH_LOG("%s: stepped", ops[i].name);
+		}
+	}
+	if (ut_impl_is_stock())
+		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps these");
+}
+
 /*
  * An stp into a page not yet faulted in is stepped, which faults it in,
  * and emulated once the page is there; both store the pair.
@@ -1481,22 +1629,44 @@ unmap:
 }
 
 /*
- * A probe on a pc-relative literal load, which arm64 can neither step out
- * of line nor simulate, is refused with EINVAL when it is enabled, with no
- * breakpoint left; the load still reads the right variable.
+ * A probe on a pc-relative literal load reads the right variable, emulated
+ * and, with uprobes.emulate=0, stepped from a copy that loads through its
+ * destination register. Stock 6.1 can neither step it out of line nor
+ * simulate it: it refuses the probe with EINVAL, leaving no breakpoint.
  */
-TEST_F(insn, ldr_literal_refused)
+TEST_F(insn, ldr_literal)
 {
+	unsigned long long v[5] = { 0 };
+	int ret, was, pass;
+
 	if (ut_no_tracefs(_metadata))
 		return;
-	EXPECT_EQ(-EINVAL, probe_insn(self->grp, self->ev, "ldr_literal"));
-	EXPECT_EQ(0, ut_event_enabled(self->grp, self->ev));
-	EXPECT_FALSE(ut_is_bp(ui_ldr_literal_insn));
-	UT_WRITE_ONCE(ui_data, 0x0123456789abcdefL);
-	EXPECT_EQ(0x0123456789abcdefL, ui_ldr_literal());
-	UT_WRITE_ONCE(ui_data, -3);
-	EXPECT_EQ(-3, ui_ldr_literal());
-	EXPECT_EQ(0, HITS());
+	ret = probe_insn(self->grp, self->ev, "ldr_literal");
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_EQ(0, ut_event_enabled(self->grp, self->ev));
+		EXPECT_FALSE(ut_is_bp(ui_ldr_literal_insn));
+		UT_WRITE_ONCE(ui_data, -3);
+		EXPECT_EQ(-3, ui_ldr_literal());
+		EXPECT_EQ(0, HITS());
+		UT_STOCK_FAILS("a literal load cannot be probed");
+		return;
+	}
+	ASSERT_EQ(0, ret);
+	was = ut_emulate(true);
+	ASSERT_LE(0, was);
+	for (pass = 0; pass < 2; pass++) {
+		ASSERT_LE(0, ut_emulate(pass == 0));
+		UT_WRITE_ONCE(ui_data, 0x0123456789abcdefL);
+		EXPECT_EQ(0x0123456789abcdefL, ui_ldr_literal());
+		UT_WRITE_ONCE(ui_data, -3);
+		EXPECT_EQ(-3, ui_ldr_literal());
+	}
+	EXPECT_EQ(0, ut_emulate(was));
+	EXPECT_EQ(4, HITS());
+	EXPECT_EQ(0, ut_stats_counts(self->grp, self->ev, v));
+	EXPECT_EQ(2ULL, v[1]);	/* emulated */
+	EXPECT_EQ(2ULL, v[2]);	/* stepped */
 }
 
 /* A probed adr yields the variable's address. */

@@ -28,10 +28,14 @@ LABEL(ui_nop_insn)
 	ret
 END(ui_nop)
 
-/* long ui_add(long x, long y): x + y plus the carry of that addition */
+/*
+ * long ui_add(long x, long y): x + y plus the carry of that addition; the
+ * add in its extended-register form, which is not emulated: run out of
+ * line, as the tests of the XOL area need.
+ */
 FUNC(ui_add)
 LABEL(ui_add_insn)
-	adds	x0, x0, x1
+	adds	x0, x0, x1, uxtx
 	adc	x0, x0, xzr
 	ret
 END(ui_add)
@@ -154,6 +158,172 @@ LABEL(ui_alu_adds_insn)
 END(ui_alu)
 
 /*
+ * long ui_a_NAME(long x, long y): one register-only instruction each
+ * (ui_a_NAME_insn: data processing with a shifted register, bitfield
+ * moves, multiply-add, conditional selects, loads and stores with a
+ * register offset), its flags read back with mrs where it sets them.
+ * uprobe_insn.c's alu_reg_ref() computes the same in C.
+ */
+FUNC(ui_a_cmp)
+LABEL(ui_a_cmp_insn)
+	cmp	x0, x1
+	mrs	x0, nzcv
+	ret
+END(ui_a_cmp)
+
+FUNC(ui_a_cmn_w)
+LABEL(ui_a_cmn_w_insn)
+	cmn	w0, w1, lsl #3
+	mrs	x0, nzcv
+	ret
+END(ui_a_cmn_w)
+
+FUNC(ui_a_sub_asr)
+LABEL(ui_a_sub_asr_insn)
+	sub	x0, x0, x1, asr #4
+	ret
+END(ui_a_sub_asr)
+
+FUNC(ui_a_and_lsl)
+LABEL(ui_a_and_lsl_insn)
+	and	x0, x0, x1, lsl #3
+	ret
+END(ui_a_and_lsl)
+
+FUNC(ui_a_eor_w_ror)
+LABEL(ui_a_eor_w_ror_insn)
+	eor	w0, w0, w1, ror #7
+	ret
+END(ui_a_eor_w_ror)
+
+FUNC(ui_a_orn_asr)
+LABEL(ui_a_orn_asr_insn)
+	orn	x0, x0, x1, asr #5
+	ret
+END(ui_a_orn_asr)
+
+FUNC(ui_a_tst)
+LABEL(ui_a_tst_insn)
+	tst	x0, x1
+	mrs	x0, nzcv
+	ret
+END(ui_a_tst)
+
+FUNC(ui_a_bics_w)
+LABEL(ui_a_bics_w_insn)
+	bics	w0, w0, w1
+	mrs	x1, nzcv
+	orr	x0, x0, x1, lsl #32
+	ret
+END(ui_a_bics_w)
+
+FUNC(ui_a_lsr)
+LABEL(ui_a_lsr_insn)
+	lsr	x0, x0, #13
+	ret
+END(ui_a_lsr)
+
+FUNC(ui_a_asr_w)
+LABEL(ui_a_asr_w_insn)
+	asr	w0, w0, #3
+	ret
+END(ui_a_asr_w)
+
+FUNC(ui_a_lsl)
+LABEL(ui_a_lsl_insn)
+	lsl	x0, x0, #9
+	ret
+END(ui_a_lsl)
+
+FUNC(ui_a_sbfx)
+LABEL(ui_a_sbfx_insn)
+	sbfx	x0, x0, #4, #8
+	ret
+END(ui_a_sbfx)
+
+FUNC(ui_a_sxtw)
+LABEL(ui_a_sxtw_insn)
+	sxtw	x0, w0
+	ret
+END(ui_a_sxtw)
+
+FUNC(ui_a_uxtb)
+LABEL(ui_a_uxtb_insn)
+	uxtb	w0, w0
+	ret
+END(ui_a_uxtb)
+
+FUNC(ui_a_bfi)
+LABEL(ui_a_bfi_insn)
+	bfi	x0, x1, #8, #16
+	ret
+END(ui_a_bfi)
+
+FUNC(ui_a_sbfiz)
+LABEL(ui_a_sbfiz_insn)
+	sbfiz	x0, x0, #40, #10
+	ret
+END(ui_a_sbfiz)
+
+FUNC(ui_a_madd)
+LABEL(ui_a_madd_insn)
+	madd	x0, x0, x1, x1
+	ret
+END(ui_a_madd)
+
+FUNC(ui_a_msub_w)
+LABEL(ui_a_msub_w_insn)
+	msub	w0, w0, w1, w1
+	ret
+END(ui_a_msub_w)
+
+FUNC(ui_a_csel)
+	cmp	x0, x1
+LABEL(ui_a_csel_insn)
+	csel	x0, x0, x1, hi
+	ret
+END(ui_a_csel)
+
+FUNC(ui_a_cset)
+	cmp	x0, x1
+LABEL(ui_a_cset_insn)
+	cset	x0, lt
+	ret
+END(ui_a_cset)
+
+FUNC(ui_a_csneg)
+	cmp	x0, x1
+LABEL(ui_a_csneg_insn)
+	csneg	x0, x0, x1, eq
+	ret
+END(ui_a_csneg)
+
+FUNC(ui_a_csinv_w)
+	cmp	w0, w1
+LABEL(ui_a_csinv_w_insn)
+	csinv	w0, w0, w1, ge
+	ret
+END(ui_a_csinv_w)
+
+FUNC(ui_a_ldr_reg)
+LABEL(ui_a_ldr_reg_insn)
+	ldr	x0, [x1, x0, lsl #3]
+	ret
+END(ui_a_ldr_reg)
+
+FUNC(ui_a_ldrb_sxtw)
+LABEL(ui_a_ldrb_sxtw_insn)
+	ldrb	w0, [x1, w0, sxtw]
+	ret
+END(ui_a_ldrb_sxtw)
+
+FUNC(ui_a_str_reg)
+LABEL(ui_a_str_reg_insn)
+	str	x0, [x1, x0, lsl #3]
+	ret
+END(ui_a_str_reg)
+
+/*
  * long ui_stp_far(long *p, long x): a pre-index stp of x and x + 1 to
  * p - 2 and p - 1 (p may point into a page not touched yet), returning the
  * address it moved x0 to.
@@ -167,14 +337,15 @@ END(ui_stp_far)
 
 /*
  * long ui_tf_region(long x): x + 1 + ui_data, through probed instructions
- * emulated (nop), stepped out of line (adds, which sets flags) and
- * simulated (adr, b), named as the x86-64 ones; ui_tf_region_end follows it
+ * stepped out of line (a prefetch, which does nothing the program sees, in
+ * the place of x86-64's nop), emulated (add) and simulated (adr, b),
+ * named as the x86-64 ones; ui_tf_region_end follows it
  */
 FUNC(ui_tf_region)
 LABEL(ui_tf_nop_insn)
-	nop
+	prfm	pldl1keep, [sp]
 LABEL(ui_tf_add_insn)
-	adds	x0, x0, #1
+	add	x0, x0, #1
 LABEL(ui_tf_push_insn)
 	adr	x1, .Lui_data
 LABEL(ui_tf_rip_insn)
@@ -364,11 +535,14 @@ LABEL(core_ld_next)
 	ret
 END(core_ld)
 
-/* long core_run(long x, long y): as in uprobe_targets.S */
+/*
+ * long core_run(long x, long y): as in uprobe_targets.S, each add in its
+ * extended-register form, which is not emulated: each hit is stepped.
+ */
 FUNC(core_run)
 LABEL(core_run_insns)
 	.rept	72
-	add	x0, x0, x1
+	add	x0, x0, x1, uxtx
 	.endr
 	ret
 END(core_run)
