@@ -691,31 +691,41 @@ lint_docs() {
 # ---------------------------------------------------------------- bench
 # The static benchmark binary every kernel runs (make bench, make profile), into dir $1.
 build_ubench() {
+	local targets=ubench_targets.S
+	[ "$ARCH" = x86_64 ] || targets=ubench_targets_$ARCH.S
 	mkdir -p "$1"
-	gcc -static -O2 -Wall -o "$1/ubench" "$TOP"/scripts/bench/ubench.c \
-		"$TOP"/scripts/bench/ubench_targets.S || die "building ubench failed"
+	"${CROSS}gcc" -static -O2 -Wall -o "$1/ubench" "$TOP"/scripts/bench/ubench.c \
+		"$TOP/scripts/bench/$targets" || die "building ubench failed"
 }
 
 # The exccount plugin's arguments for the kernel of $OBJ and the ubench of dir $1: the entries
-# of int3, #DB, the 64-bit system call and the page fault, and ub_mark().
+# of the breakpoint trap, the single-step trap, the 64-bit system call and the page fault,
+# and ub_mark(). On arm64 a BRK and a step both enter el0_dbg(), counted as bp: the step
+# handler's count (db) is taken off it in exceptions_per_call().
 exccount_args() {
-	local map=$OBJ/System.map sym a args=
-	for sym in bp:asm_exc_int3 db:asm_exc_debug sys:entry_SYSCALL_64 pf:asm_exc_page_fault; do
+	local map=$OBJ/System.map sym a args= syms
+	case $ARCH in
+	arm64) syms="bp:el0_dbg db:single_step_handler sys:el0_svc pf:el0_da" ;;
+	*) syms="bp:asm_exc_int3 db:asm_exc_debug sys:entry_SYSCALL_64 pf:asm_exc_page_fault" ;;
+	esac
+	for sym in $syms; do
 		a=$(awk -v s="${sym#*:}" '$3 == s { print $1; exit }' "$map")
 		[ -n "$a" ] || die "no ${sym#*:} in $map"
 		args+=",${sym%%:*}=0x$a"
 	done
-	a=$(nm "$1/ubench" | awk '$3 == "ub_mark" { print $1 }')
+	a=$("${CROSS}nm" "$1/ubench" | awk '$3 == "ub_mark" { print $1 }')
 	[ -n "$a" ] || die "no ub_mark in $1/ubench"
 	echo "$args,mark=0x$a"
 }
 
 # Per row of rows file $1 ("key|label|value|loop|base"), from the plugin's marks file $2 (a
 # line "int3 #DB sys #PF" of counts so far per ub_mark()) and the calls per loop $3:
-# "key|int3/#DB/sys/#PF" per call, the base loop's subtracted.
+# "key|int3/#DB/sys/#PF" per call, the base loop's subtracted (arm64: BRK/step/svc/abort).
 exceptions_per_call() {
-	awk -F'|' -v calls="$3" '
-		NR == FNR { n = split($0, f, " "); for (i = 1; i <= 4; i++) m[FNR - 1, i] = f[i] + 0; next }
+	awk -F'|' -v calls="$3" -v arm64="$([ "$ARCH" = arm64 ] && echo 1)" '
+		NR == FNR { n = split($0, f, " "); for (i = 1; i <= 4; i++) m[FNR - 1, i] = f[i] + 0
+			    if (arm64) m[FNR - 1, 1] -= m[FNR - 1, 2]
+			    next }
 		function d(loop, i) { return m[2 * loop + 1, i] - m[2 * loop, i] }
 		function fmt(v) { v = sprintf("%.2f", v); sub(/\.?0+$/, "", v); return (v == "-0" || v == "") ? "0" : v }
 		$4 >= 0 {
@@ -732,8 +742,9 @@ exceptions_per_call() {
 # counts in the same run each row's kernel entries per call: int3 traps, #DB (single-steps),
 # system calls and page faults. The table goes to stdout, $B/bench/table.md and BENCHMARKS.
 cmd_bench() {
-	local out=$B/bench impl t0=$SECONDS src calls
-	[ "$ARCH" = x86_64 ] || die "make bench measures x86_64 guests only (its probe targets are x86 code)"
+	local out=$B/bench$SUF impl t0=$SECONDS src calls record=$TOP/BENCHMARKS$SUF
+	local entries="int3 traps / #DB (single-step traps) / system calls / page faults"
+	[ "$ARCH" = x86_64 ] || entries="BRK traps / single-step traps / system calls (svc) / data aborts"
 	src=$("$TOP/scripts/srchash.sh")
 	build_ubench "$out/guest"
 	gcc -shared -fPIC -O2 -Wall -o "$out/exccount.so" "$TOP"/scripts/bench/exccount.c ||
@@ -741,7 +752,7 @@ cmd_bench() {
 	CONFIG=fast
 	# BENCH_IMPLS=ours re-measures ours only, against the stock rows of the last run.
 	for impl in ${BENCH_IMPLS:-stock ours}; do
-		IMPL=$impl OBJ=$B/obj/$impl-fast LOGS=$B/logs/$impl-bench
+		IMPL=$impl OBJ=$B/obj/$impl-fast$SUF LOGS=$B/logs/$impl-bench$SUF
 		info
 		cmd_kernel
 		cmd_initramfs
@@ -767,7 +778,7 @@ cmd_bench() {
 	case " ${BENCH_IMPLS:-stock ours} " in *" stock "*) ;; *)
 		# Ours only on a clone with no stock run of its own: stock's rows are the last
 		# BENCHMARKS's (the same base sources), matched by their operation.
-		if [ ! -s "$out/stock.rows" ] && [ -f "$TOP/BENCHMARKS" ]; then
+		if [ ! -s "$out/stock.rows" ] && [ -f "$record" ]; then
 			awk -F'|' -v rows="$out/stock.rows" -v exc="$out/stock.exc" '
 				function trim(s) { gsub(/^ +| +$/, "", s); return s }
 				FILENAME ~ /BENCHMARKS$/ {
@@ -778,22 +789,26 @@ cmd_bench() {
 				}
 				($2 in s) { print $1 "|" $2 "|" s[$2] > rows
 					    if (x[$2] != "-") print $1 "|" x[$2] > exc }' \
-				"$TOP/BENCHMARKS" "$out/ours.rows"
-			carried=$(sed -n 's/^\([0-9-]*\), project .*/\1/p' "$TOP/BENCHMARKS" | head -1)
+				"$record" "$out/ours.rows"
+			carried=$(sed -n 's/^\([0-9-]*\), project .*/\1/p' "$record" | head -1)
 		fi ;;
 	esac
 	{
 		[ -z "$carried" ] ||
 			echo "Stock rows: the make bench of $carried (BENCH_IMPLS=ours measured ours only)."
-		echo "Guest instructions per operation (QEMU -icount shift=0, fast config, one vCPU);"
+		echo "Guest instructions per operation ($ARCH, QEMU -icount shift=0, fast config, one vCPU);"
 		echo "hit rows: probed call minus unprobed call, event enabled, tracing_on 0 unless recording."
 		echo "2 vCPUs rows: wall time of two threads on two vCPUs (multi-threaded TCG, no -icount),"
 		echo "each making as many calls as one thread alone, in % of that thread's time (100: no sharing)."
 		echo
-		echo "Kernel entries per call (same run, QEMU plugin exccount.c): int3 traps / #DB (single-step"
-		echo "traps) / system calls / page faults, probed call minus unprobed call."
+		echo "Kernel entries per call (same run, QEMU plugin exccount.c): $entries,"
+		echo "probed call minus unprobed call."
 		echo
-		echo "| operation | stock 6.1 | ours | ours/stock | stock int3/#DB/sys/#PF | ours int3/#DB/sys/#PF |"
+		if [ "$ARCH" = arm64 ]; then
+			echo "| operation | stock 6.1 | ours | ours/stock | stock BRK/step/svc/abort | ours BRK/step/svc/abort |"
+		else
+			echo "| operation | stock 6.1 | ours | ours/stock | stock int3/#DB/sys/#PF | ours int3/#DB/sys/#PF |"
+		fi
 		echo "|---|---:|---:|---:|:---:|:---:|"
 		[ -f "$out/stock.rows" ] || : >"$out/stock.rows"
 		[ -f "$out/stock.exc" ] || : >"$out/stock.exc"
@@ -807,11 +822,11 @@ cmd_bench() {
 	} >"$out/table.md"
 	printf 'sources %s\nproject %s\n' "$src" "$(project_commit)" >"$out/stamp"
 	cat "$out/table.md"
-	# The dated record in the repo: scripts/bench/BENCHMARKS.in with this table.
+	# The dated record in the repo: scripts/bench/BENCHMARKS[-arm64].in with this table.
 	TABLE=$(cat "$out/table.md") DATE=$(date -u +%Y-%m-%d) COMMIT=$(project_commit) SOURCES=$src \
 		perl -pe 's/\@(TABLE|DATE|COMMIT|SOURCES)\@/$ENV{$1}/g' \
-		"$TOP/scripts/bench/BENCHMARKS.in" >"$TOP/BENCHMARKS"
-	say "bench done in $((SECONDS - t0)) s; table in $out/table.md and BENCHMARKS"
+		"$TOP/scripts/bench/BENCHMARKS$SUF.in" >"$record"
+	say "bench done in $((SECONDS - t0)) s; table in $out/table.md and ${record#"$TOP"/}"
 }
 
 # ---------------------------------------------------------------- profile

@@ -47,6 +47,41 @@
 
 typedef void (*fn_t)(void);
 
+/* What each target's probed instruction is on this architecture. */
+#if defined(__aarch64__)
+#define UB_L_PUSH	"stp x29,x30,[sp,#-16]!"
+#define UB_L_POP	"ldp x29,x30,[sp],#16"
+#define UB_L_MOV	"mov x0,x1"
+#define UB_L_ADD	"add x0,x0,#1"
+#define UB_L_RIP_LOAD	"adrp x0,x (simulated)"
+#define UB_L_RIP_STORE	"adds x0,x0,#1 (sets flags)"
+#define UB_L_CALL	"bl"
+#define UB_L_JMP	"b"
+#define UB_L_JCC	"cbz (taken)"
+#define UB_ARGS4	" a=%x0 b=%x1 c=%x2 d=%x3"
+#define UB_STRARG	" s=+0(%x0):string"
+#define UB_L_STRARG	"+0(%x0):string"
+#define UB_LIBC		"/usr/lib/aarch64-linux-gnu/libc.so.6"
+#define UB_JUMP_SITES	0
+#define UB_NOP_BYTES	4	/* ub_many's nops, one probe site each */
+#else
+#define UB_L_PUSH	"push %rbp"
+#define UB_L_POP	"pop %rbp"
+#define UB_L_MOV	"mov %rdi,%rax"
+#define UB_L_ADD	"add $1,%rax"
+#define UB_L_RIP_LOAD	"mov x(%rip),%rax"
+#define UB_L_RIP_STORE	"mov %rax,x(%rip)"
+#define UB_L_CALL	"call rel32"
+#define UB_L_JMP	"jmp"
+#define UB_L_JCC	"jz (taken)"
+#define UB_ARGS4	" a=%di b=%si c=%dx d=%cx"
+#define UB_STRARG	" s=+0(%di):string"
+#define UB_L_STRARG	"+0(%di):string"
+#define UB_LIBC		"/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define UB_JUMP_SITES	1
+#define UB_NOP_BYTES	1
+#endif
+
 #define TARGET(name) void ub_##name(void); extern char ub_##name##_at[]
 TARGET(nop); TARGET(push); TARGET(pop); TARGET(mov); TARGET(add);
 TARGET(rip_load); TARGET(rip_store); TARGET(call); TARGET(jmp); TARGET(jcc);
@@ -184,7 +219,7 @@ static void hit(const char *name, const char *label, fn_t fn, const void *at)
 /* ub_strarg (a nop) with a string in its first argument register. */
 static void strarg(void)
 {
-	ub_strarg("/usr/lib/x86_64-linux-gnu/libc.so.6");
+	ub_strarg(UB_LIBC);
 }
 
 /* A recorded hit at @at (called by @fn) of a probe with arguments @args. */
@@ -368,7 +403,8 @@ static void define_many(int n)
 
 	for (i = 0; i < n; i++) {
 		len += snprintf(buf + len, sizeof(buf) - len,
-				"p:ub_m/m%d %s:%#lx\n", i, self, base + i);
+				"p:ub_m/m%d %s:%#lx\n", i, self,
+				base + i * UB_NOP_BYTES);
 		if (len > sizeof(buf) - 512 || i == n - 1) {
 			put(TR "uprobe_events", buf, 1);
 			len = 0;
@@ -652,7 +688,8 @@ int main(int argc, char **argv)
 		row("getppid", "getppid() (a kernel round trip)",
 		    per_call(getppid_loop));
 		hit("nop", "nop", ub_nop, ub_nop_at);
-		jump_rows();
+		if (UB_JUMP_SITES)
+			jump_rows();
 		return_rows();
 		return 0;
 	}
@@ -668,21 +705,22 @@ int main(int argc, char **argv)
 	row("loop", "loop: call of an unprobed function", per_call(ub_leaf));
 	row("getppid", "getppid() (a kernel round trip)", per_call(getppid_loop));
 	hit("nop", "nop", ub_nop, ub_nop_at);
-	hit("push", "push %rbp", ub_push, ub_push_at);
-	hit("pop", "pop %rbp", ub_pop, ub_pop_at);
-	hit("mov", "mov %rdi,%rax", ub_mov, ub_mov_at);
-	hit("add", "add $1,%rax", ub_add, ub_add_at);
-	hit("rip_load", "mov x(%rip),%rax", ub_rip_load, ub_rip_load_at);
-	hit("rip_store", "mov %rax,x(%rip)", ub_rip_store, ub_rip_store_at);
-	hit("call", "call rel32", ub_call, ub_call_at);
-	hit("jmp", "jmp", ub_jmp, ub_jmp_at);
-	hit("jcc", "jz (taken)", ub_jcc, ub_jcc_at);
+	hit("push", UB_L_PUSH, ub_push, ub_push_at);
+	hit("pop", UB_L_POP, ub_pop, ub_pop_at);
+	hit("mov", UB_L_MOV, ub_mov, ub_mov_at);
+	hit("add", UB_L_ADD, ub_add, ub_add_at);
+	hit("rip_load", UB_L_RIP_LOAD, ub_rip_load, ub_rip_load_at);
+	hit("rip_store", UB_L_RIP_STORE, ub_rip_store, ub_rip_store_at);
+	hit("call", UB_L_CALL, ub_call, ub_call_at);
+	hit("jmp", UB_L_JMP, ub_jmp, ub_jmp_at);
+	hit("jcc", UB_L_JCC, ub_jcc, ub_jcc_at);
 	hit("ret", "ret", ub_ret, ub_ret_at);
-	jump_rows();
+	if (UB_JUMP_SITES)
+		jump_rows();
 	rec_args("rec_args4", "hit, recording: nop, 4 register arguments",
-		 ub_nop, ub_nop_at, " a=%di b=%si c=%dx d=%cx");
-	rec_args("rec_string", "hit, recording: nop, +0(%di):string",
-		 strarg, ub_strarg_at, " s=+0(%di):string");
+		 ub_nop, ub_nop_at, UB_ARGS4);
+	rec_args("rec_string", "hit, recording: nop, " UB_L_STRARG,
+		 strarg, ub_strarg_at, UB_STRARG);
 	perf_count_row();
 	return_rows();
 	sdt_rows();
