@@ -14,6 +14,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -1414,7 +1415,7 @@ TEST_F(insn, alu_insns_emulated)
 	};
 	static const long xs[] = {
 		0, 1, 2, -1, 0x7fffffff, 0xffffffff, 0x80000000,
-		(long)0x8000000000000000UL, 0x7fffffffffffffffL,
+		LONG_MIN, 0x7fffffffffffffffL,
 	};
 	unsigned long long v[5] = { 0 };
 	size_t i, k;
@@ -1544,7 +1545,7 @@ TEST_F(insn, alu_reg_insns_emulated)
 	};
 	static const long xy[][2] = {
 		{ 0, 0 }, { 1, 2 }, { -1, 1 }, { 0x7fffffffffffffffL, -1 },
-		{ (long)0x8000000000000000UL, 1 }, { 0x7fffffff, 1 },
+		{ LONG_MIN, 1 }, { 0x7fffffff, 1 },
 		{ 0xffffffffL, 0xffffffffL }, { -5, -5 },
 		{ 0x123456789abcdef0L, 0x0fedcba987654321L },
 		{ 0x80000000L, 0x7fffffffL },
