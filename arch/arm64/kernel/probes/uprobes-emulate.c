@@ -21,14 +21,14 @@
  * a64_uprobe_pre_xol()). No lock: the state is the probe's decoded
  * instruction, read-only after registration, and the static key.
  *
- * Design: Documentation/trace/uprobes.rst, "arm64".
+ * Design: Documentation/trace/uprobes.rst, "The arm64 implementation".
  */
 #include <linux/compiler.h>
+#include <linux/cpufeature.h>
 #include <linux/jump_label.h>
 #include <linux/moduleparam.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
-#include <asm/cpufeature.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
 #include <asm/ptrace.h>
