@@ -380,9 +380,11 @@ cmd_check() {
 		name=${boundary[$n]:-}
 		[ -n "$name" ] && [ "${SERIES_SUITES:-1}" != 0 ] || continue
 		say "boundary '$name' after patch $n: the whole suite on this tree"
-		# The kernel build_tree() just made, with the harness's fast fragments.
+		# The kernel build_tree() just made, with the harness's fast fragments. A
+		# series-check usually runs beside other work (README): twice the fast guest's
+		# time limit, so that a loaded machine is not a failure.
 		IMPL=series SERIES_TREE=$tree SERIES_BOUNDARY=$name SERIES_OBJ=$B/obj/series-x86_64 \
-			"$TOP/scripts/harness.sh" check ||
+			TIMEOUT=${TIMEOUT:-2400} "$TOP/scripts/harness.sh" check ||
 			die "boundary '$name' (after ${p##*/}): the suite fails (logs: $B/logs/series-$name-fast)"
 		suites+=("$name after patch $n: $(awk '$1 == "counts" { print $2 " passed, " $3 " failed, " $4 " skipped" }' \
 			"$B/logs/series-$name-fast/stamp")")
