@@ -3,9 +3,10 @@
  * uprobes, arm64: emulation of the instructions that dominate probe sites
  * (function entries and exits: stp/ldp of register pairs, str/ldr with an
  * immediate offset, add/sub of an immediate to sp or x29, mov between
- * registers, nop and bti; in function bodies cmp/adds/subs with an
- * immediate and the move-wide immediates), so that a hit there takes the
- * BRK alone and no single-step.
+ * registers, nop and bti; in function bodies the register-only arithmetic,
+ * logic, bitfield moves, multiply-adds and conditional selects, the
+ * move-wide immediates and ldr/str with a register offset), so that a hit
+ * there takes the BRK alone and no single-step.
  *
  * Classification happens once, when a probe is decoded; the hit applies
  * the instruction to the saved user registers and, with page faults
@@ -66,7 +67,7 @@ static const struct kernel_param_ops a64_emulate_ops = {
 	.get = a64_emulate_get,
 };
 module_param_cb(emulate, &a64_emulate_ops, NULL, 0644);
-MODULE_PARM_DESC(emulate, "Emulate the function-entry instructions uprobes can (0: simulate branches only, step the rest)");
+MODULE_PARM_DESC(emulate, "Emulate every instruction class uprobes can (0: simulate branches and adr only, step the rest)");
 
 /* Register number 31 is sp as a base or add/sub operand, else xzr. */
 #define A64_SP_OR_ZR	31
