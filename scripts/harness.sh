@@ -781,7 +781,7 @@ cmd_bench() {
 		if [ ! -s "$out/stock.rows" ] && [ -f "$record" ]; then
 			awk -F'|' -v rows="$out/stock.rows" -v exc="$out/stock.exc" '
 				function trim(s) { gsub(/^ +| +$/, "", s); return s }
-				FILENAME ~ /BENCHMARKS$/ {
+				FILENAME ~ /BENCHMARKS(-arm64)?$/ {
 					if (NF == 8 && trim($3) ~ /^[0-9]+$/) {
 						s[trim($2)] = trim($3); x[trim($2)] = trim($6)
 					}
