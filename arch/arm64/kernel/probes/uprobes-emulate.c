@@ -320,8 +320,6 @@ bool a64_uprobe_emulates(u32 insn)
 		return a64_alu_reg_ok(insn);
 	if (a64_is_ldst_regoff(insn))
 		return a64_regoff_ok(insn);
-	if (aarch64_insn_is_mov_reg(insn))
-		return true;
 	if (aarch64_insn_is_hint(insn))
 		return a64_hint_is_nop(insn);
 	/* a literal load into xzr cannot run from a slot (see fill_slot) */
@@ -615,8 +613,6 @@ static bool a64_ldr_lit(u32 insn, struct pt_regs *regs)
  */
 bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs)
 {
-	u64 val;
-
 	if (!static_branch_likely(&a64_emulate_on))
 		return false;
 	if (aarch64_insn_is_hint(insn)) {
@@ -629,11 +625,6 @@ bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs)
 	} else if (aarch64_insn_is_movz(insn) || aarch64_insn_is_movn(insn) ||
 		   aarch64_insn_is_movk(insn)) {
 		a64_mov_wide(insn, regs);
-	} else if (aarch64_insn_is_mov_reg(insn)) {
-		val = a64_xn(regs, a64_rm(insn));
-		if (!(insn & BIT(31)))
-			val = (u32)val;
-		a64_set_xn(regs, a64_rd(insn), val);
 	} else if (a64_is_alu_reg(insn)) {
 		a64_alu_reg(insn, regs);
 	} else if (a64_is_ldst_regoff(insn)) {
