@@ -10,7 +10,6 @@
  * as a single-stepped unprobed run executes its instruction, and (ours
  * only) uprobe_stats must account for every hit.
  */
-#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/uio.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -126,8 +123,7 @@ static uint64_t run_stepped(void)
  */
 static uint64_t run_stepped(void)
 {
-	struct user_regs_struct regs;
-	struct iovec iov = { &regs, sizeof(regs) };
+	uintptr_t pc;
 	uint64_t h = 0;
 	int p[2], status;
 	pid_t pid;
@@ -153,9 +149,8 @@ static uint64_t run_stepped(void)
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) ||
 		    waitpid(pid, &status, 0) != pid)
 			goto kill_child;	/* not stepped to the end */
-		if (WIFSTOPPED(status) &&
-		    !ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov))
-			count_step(regs.pc);
+		if (WIFSTOPPED(status) && !ut_tracee_pc(pid, &pc, 0))
+			count_step(pc);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
 	    read(p[0], &h, sizeof(h)) != sizeof(h))

@@ -659,37 +659,10 @@ static void tf_expect_hits(struct __test_metadata *_metadata, pid_t pid,
 	}
 }
 
-/*
- * The pc of stopped tracee @pid in *@pc, and then, unless @set is 0, @set
- * as its new pc; 0 or -1.
- */
-static int tf_child_pc_set(pid_t pid, uintptr_t *pc, uintptr_t set)
-{
-	struct user_regs_struct regs;
-#if defined(__x86_64__)
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return -1;
-	*pc = regs.rip;
-	regs.rip = set;
-	if (set && ptrace(PTRACE_SETREGS, pid, 0, &regs))
-		return -1;
-#else
-	struct iovec iov = { .iov_base = &regs, .iov_len = sizeof(regs) };
-
-	if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
-		return -1;
-	*pc = regs.pc;
-	regs.pc = set;
-	if (set && ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov))
-		return -1;
-#endif
-	return 0;
-}
-
 /* The pc of stopped tracee @pid in *@pc; 0 or -1. */
 static int tf_child_pc(pid_t pid, uintptr_t *pc)
 {
-	return tf_child_pc_set(pid, pc, 0);
+	return ut_tracee_pc(pid, pc, 0);
 }
 
 /*
@@ -844,7 +817,7 @@ static int dbg_session(struct dbg_stop st[3])
 		if (ptrace(i ? PTRACE_SINGLESTEP : PTRACE_CONT, pid, 0, 0) ||
 		    waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
 		    ptrace(PTRACE_GETSIGINFO, pid, 0, &si) ||
-		    tf_child_pc_set(pid, &pc, i ? 0 : at))
+		    ut_tracee_pc(pid, &pc, i ? 0 : at))
 			goto kill;
 		st[i].sig = WSTOPSIG(status);
 		st[i].code = si.si_code;

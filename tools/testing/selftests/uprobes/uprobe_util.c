@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/rseq.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +181,34 @@ int ut_syscall_returns(bool on)
 int ut_emulate(bool on)
 {
 	return set_bool_param(UT_EMULATE, on);
+}
+
+int ut_tracee_pc(pid_t pid, uintptr_t *pc, uintptr_t set)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return -1;
+	*pc = regs.rip;
+	regs.rip = set;
+	if (set && ptrace(PTRACE_SETREGS, pid, 0, &regs))
+		return -1;
+#elif defined(__aarch64__)
+	struct user_regs_struct regs;
+	struct iovec iov = { .iov_base = &regs, .iov_len = sizeof(regs) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
+		return -1;
+	*pc = regs.pc;
+	regs.pc = set;
+	if (set && ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov))
+		return -1;
+#else
+	errno = EOPNOTSUPP;
+	return -1;
+#endif
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */

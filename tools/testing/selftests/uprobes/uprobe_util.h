@@ -103,6 +103,12 @@ int ut_emulate(bool on);
  */
 int ut_stats_counts(const char *grp, const char *ev, unsigned long long v[5]);
 
+/*
+ * The pc of stopped tracee @pid in *@pc, and then, unless @set is 0, @set
+ * as its new pc; 0 or -1.
+ */
+int ut_tracee_pc(pid_t pid, uintptr_t *pc, uintptr_t set);
+
 /* ---- generic file helpers ---- */
 
 /* Read a whole file into a malloc()ed NUL terminated buffer (NULL on error). */
