@@ -471,6 +471,9 @@ unsigned long arch_uprobe_stub_syscall(struct pt_regs *regs);
 void arch_uprobe_leave_stub(struct pt_regs *regs, unsigned long stub,
 			    unsigned long vaddr);
 
+/* An architecture's on/off parameter (uprobes.*) backed by a static key. */
+extern const struct kernel_param_ops uprobe_static_key_param_ops;
+
 #else /* !CONFIG_UPROBES */
 #include <asm/ptrace.h>
 #include <linux/string.h>

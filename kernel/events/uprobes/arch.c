@@ -454,6 +454,40 @@ void __weak arch_uprobe_leave_stub(struct pt_regs *regs, unsigned long stub,
 {
 }
 
+static int uprobe_static_key_set(const char *val, const struct kernel_param *kp)
+{
+	struct static_key *key = kp->arg;
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (on)
+		static_key_enable(key);
+	else
+		static_key_disable(key);
+	return 0;
+}
+
+static int uprobe_static_key_get(char *buf, const struct kernel_param *kp)
+{
+	struct static_key *key = kp->arg;
+
+	return sprintf(buf, "%c\n", static_key_enabled(key) ? 'Y' : 'N');
+}
+
+/*
+ * The parameter ops of a layer's on/off switch that the hit path tests
+ * through a static key (so that the default costs a hit nothing): the
+ * parameter's arg is the key, &NAME.key of a DEFINE_STATIC_KEY_TRUE/FALSE.
+ * Writing it patches the key's branches (it sleeps; parameters are set
+ * in process context).
+ */
+const struct kernel_param_ops uprobe_static_key_param_ops = {
+	.set = uprobe_static_key_set,
+	.get = uprobe_static_key_get,
+};
+
 static struct notifier_block uprobe_exception_nb = {
 	.notifier_call = arch_uprobe_exception_notify,
 	/* after kprobes and hw_breakpoint (INT_MAX), before the rest */

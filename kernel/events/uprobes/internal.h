@@ -70,6 +70,7 @@
 #endif
 #include <linux/hash.h>
 #include <linux/highmem.h>
+#include <linux/jump_label.h>
 #include <linux/kdebug.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>

@@ -41,32 +41,8 @@
 #define MODULE_PARAM_PREFIX "uprobes."
 
 static DEFINE_STATIC_KEY_TRUE(a64_emulate_on);
-
-static int a64_emulate_set(const char *val, const struct kernel_param *kp)
-{
-	bool on;
-	int ret = kstrtobool(val, &on);
-
-	if (ret)
-		return ret;
-	if (on)
-		static_branch_enable(&a64_emulate_on);
-	else
-		static_branch_disable(&a64_emulate_on);
-	return 0;
-}
-
-static int a64_emulate_get(char *buf, const struct kernel_param *kp)
-{
-	return sprintf(buf, "%c\n",
-		       static_key_enabled(&a64_emulate_on) ? 'Y' : 'N');
-}
-
-static const struct kernel_param_ops a64_emulate_ops = {
-	.set = a64_emulate_set,
-	.get = a64_emulate_get,
-};
-module_param_cb(emulate, &a64_emulate_ops, NULL, 0644);
+module_param_cb(emulate, &uprobe_static_key_param_ops, &a64_emulate_on.key,
+		0644);
 MODULE_PARM_DESC(emulate, "Emulate every instruction class uprobes can (0: simulate branches and adr only, step the rest)");
 
 /* Register number 31 is sp as a base or add/sub operand, else xzr. */

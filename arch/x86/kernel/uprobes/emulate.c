@@ -18,32 +18,8 @@
  * static key, so that the default costs a hit nothing.
  */
 DEFINE_STATIC_KEY_TRUE(aup_emulate_all);
-
-static int aup_emulate_set(const char *val, const struct kernel_param *kp)
-{
-	bool on;
-	int ret = kstrtobool(val, &on);
-
-	if (ret)
-		return ret;
-	if (on)
-		static_branch_enable(&aup_emulate_all);
-	else
-		static_branch_disable(&aup_emulate_all);
-	return 0;
-}
-
-static int aup_emulate_get(char *buf, const struct kernel_param *kp)
-{
-	return sprintf(buf, "%c\n",
-		       static_key_enabled(&aup_emulate_all) ? 'Y' : 'N');
-}
-
-static const struct kernel_param_ops aup_emulate_ops = {
-	.set = aup_emulate_set,
-	.get = aup_emulate_get,
-};
-module_param_cb(emulate, &aup_emulate_ops, NULL, 0644);
+module_param_cb(emulate, &uprobe_static_key_param_ops, &aup_emulate_all.key,
+		0644);
 MODULE_PARM_DESC(emulate, "Emulate every instruction class uprobes can (0: relative branches, 0x90 nops and push of a register only)");
 
 /* pt_regs offset of each general register, in encoding order. */

@@ -47,25 +47,8 @@ typedef long long s64;
 #define module_param_named(name, var, type, perm)		\
 	extern int aup_test_param_unused
 #define MODULE_PARM_DESC(name, desc)	extern int aup_test_param_unused
-struct kernel_param;
-struct kernel_param_ops {
-	int (*set)(const char *val, const struct kernel_param *kp);
-	int (*get)(char *buf, const struct kernel_param *kp);
-};
 #define module_param_cb(name, ops, arg, perm)			\
-	const struct kernel_param_ops *aup_test_param_##name = (ops)
-static inline int kstrtobool(const char *s, bool *res)
-{
-	switch (s[0]) {
-	case 'y': case 'Y': case '1':
-		*res = true;
-		return 0;
-	case 'n': case 'N': case '0':
-		*res = false;
-		return 0;
-	}
-	return -EINVAL;
-}
+	extern int aup_test_param_unused
 #define get_unaligned(p)					\
 ({								\
 	__typeof__(*(p)) __v;					\
