@@ -114,6 +114,9 @@ PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb str
       gcc-i686-linux-gnu libc6-dev-i386-cross"
 [ "$CONFIG" != debian ] || PKGS+=" linux-config-6.1"
 PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
+# The clients of a guest of another architecture (guest_root): Debian's own packages for it.
+ROOT_PKGS="bpftrace bpfcc-tools python3-bpfcc gdb stress-ng strace linux-perf libc-bin
+      base-passwd dash coreutils xz-utils"
 
 # Install what is missing of the harness's packages, plus any named as arguments.
 cmd_deps() {
@@ -364,6 +367,35 @@ guest_busybox() {
 	echo "$dir/busybox"
 }
 
+# The root the real clients run from in a guest of another architecture than the build
+# machine's (the build machine's own root serves x86_64): Debian's packages of ROOT_PKGS for
+# $ARCH with their dependencies, unpacked by mmdebstrap (no maintainer script can run here);
+# then what those scripts would have made and the clients need: the loader's cache (the
+# target's static ldconfig, run by qemu-user), the accounts and /bin/sh.
+guest_root() {
+	local root=$B/root-$ARCH want rel
+	[ "$ARCH" != x86_64 ] || { echo /; return; }
+	rel=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	want="$(dpkg --print-architecture) $ARCH $rel $(echo $ROOT_PKGS)"
+	if [ "$(cat "$root/.made" 2>/dev/null)" != "$want" ]; then
+		cmd_deps mmdebstrap qemu-user-static
+		say "unpacking Debian's $ARCH packages of the clients into $root (once)"
+		rm -rf "$root" "$root.tmp"
+		mmdebstrap --quiet --variant=extract --arch="$ARCH" \
+			--include="$(echo $ROOT_PKGS | tr ' ' ,)" "$rel" "$root.tmp" >/dev/null ||
+			die "mmdebstrap of the $ARCH clients' root failed"
+		"qemu-${CROSS%%-*}-static" "$root.tmp/sbin/ldconfig" -r "$root.tmp" ||
+			die "ldconfig of the $ARCH clients' root failed"
+		cp "$root.tmp/usr/share/base-passwd/passwd.master" "$root.tmp/etc/passwd"
+		cp "$root.tmp/usr/share/base-passwd/group.master" "$root.tmp/etc/group"
+		[ -e "$root.tmp/bin/sh" ] || ln -s dash "$root.tmp/bin/sh"
+		mkdir -p "$root.tmp/run" "$root.tmp/proc" "$root.tmp/sys"
+		echo "$want" >"$root.tmp/.made"
+		mv "$root.tmp" "$root"
+	fi
+	echo "$root"
+}
+
 cmd_initramfs() {
 	cmd_selftests
 	local root=$IRD/root a elfs bb
@@ -434,9 +466,10 @@ boot() {
 	# A kernel with 9p gets the build machine's root, read-only (tag hostroot): the guest's
 	# init mounts it on /host for the real clients (scripts/guest/init).
 	if grep -qx 'CONFIG_NET_9P_VIRTIO=y' "$OBJ/.config" 2>/dev/null; then
-		local v9p=virtio-9p-pci
+		local v9p=virtio-9p-pci root
 		[ "$ARCH" != arm64 ] || v9p=virtio-9p-device
-		qemu+=(-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
+		root=$(guest_root) || exit 1
+		qemu+=(-fsdev "local,id=hostroot,path=$root,security_model=none,readonly=on,multidevs=remap"
 			-device "$v9p,fsdev=hostroot,mount_tag=hostroot")
 	fi
 	# shellcheck disable=SC2206
