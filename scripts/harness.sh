@@ -463,8 +463,9 @@ boot() {
 	arm64) qemu+=(-M virt -device virtio-serial-device -device "virtconsole,chardev=out") ;;
 	*) qemu+=(-serial chardev:out) ;;
 	esac
-	# A kernel with 9p gets the build machine's root, read-only (tag hostroot): the guest's
-	# init mounts it on /host for the real clients (scripts/guest/init).
+	# A kernel with 9p gets the clients' root, read-only (tag hostroot): the build machine's
+	# own, or guest_root()'s for arm64; the guest's init mounts it on /host for the real
+	# clients (scripts/guest/init).
 	if grep -qx 'CONFIG_NET_9P_VIRTIO=y' "$OBJ/.config" 2>/dev/null; then
 		local v9p=virtio-9p-pci root
 		[ "$ARCH" != arm64 ] || v9p=virtio-9p-device
