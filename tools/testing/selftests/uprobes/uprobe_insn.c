@@ -659,12 +659,6 @@ static void tf_expect_hits(struct __test_metadata *_metadata, pid_t pid,
 	}
 }
 
-/* The pc of stopped tracee @pid in *@pc; 0 or -1. */
-static int tf_child_pc(pid_t pid, uintptr_t *pc)
-{
-	return ut_tracee_pc(pid, pc, 0);
-}
-
 /*
  * A child traced by this process, stopped before it calls ui_tf_region(5)
  * (it exits 0 if the result is right); its pid, or -1.
@@ -711,7 +705,7 @@ static int tf_ptrace_run(struct __test_metadata *_metadata)
 		    waitpid(pid, &status, 0) != pid)
 			goto kill;
 		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP ||
-		    tf_child_pc(pid, &pc))
+		    ut_tracee_pc(pid, &pc, 0))
 			break;
 		tf_record(pc);
 		if (pc >= (uintptr_t)ui_tf_region &&
