@@ -305,9 +305,24 @@ cmd_selftests() {
 		cp /usr/include/x86_64-linux-gnu/sys/sdt.h /usr/include/x86_64-linux-gnu/sys/sdt-config.h \
 			"$B/dl-$ARCH/include/sys/"
 		mk+=(SDT_INCLUDE="$B/dl-$ARCH/include")
+		# uprobe_clients, for a kernel that has the clients' root (9p): libbpf's headers,
+		# the build machine's, which serve every architecture too, and the target's
+		# libbpf from that root; without the root the suite is not built
+		if has_9p; then
+			local root lib
+			root=$(guest_root) || exit 1
+			lib=$root/usr/lib/${CROSS%-}
+			cp -a /usr/include/bpf "$B/dl-$ARCH/include/"
+			mk+=(UT_LIBBPF="$lib/libbpf.so.1 -Wl,-rpath-link,$lib:$root/lib/${CROSS%-}")
+		fi
 	fi
 	"${mk[@]}" >"$STEST.log" 2>&1 || { cat "$STEST.log" >&2; die "selftests build failed"; }
 	"${mk[@]}" emit_tests 2>/dev/null | sed -n 's/^[^:]*://p' >"$STEST/.tests"
+}
+
+# Does the kernel just built have virtio-9p, for the clients' root (boot())?
+has_9p() {
+	grep -qx 'CONFIG_NET_9P_VIRTIO=y' "$OBJ/.config" 2>/dev/null
 }
 
 # Copy an ELF file's shared libraries (and the loader) into the guest root.
@@ -417,7 +432,9 @@ cmd_initramfs() {
 	chmod +x "$root/init" "$root"/harness/*
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 	echo 'root:x:0:' >"$root/etc/group"
-	elfs=$(find "$root/usr/bin" "$root/kselftest/uprobes" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
+	# (not the clients', which run in the clients' root with its libraries)
+	elfs=$(find "$root/usr/bin" "$root/kselftest/uprobes" -type f ! -name 'uprobe_clients*' \
+		-exec sh -c 'head -c4 "$1" | grep -q ELF && echo "$1"' _ {} \;)
 	# shellcheck disable=SC2086
 	copy_libs "$root" $elfs
 	[ "$ARCH" != x86_64 ] || [ -e "$root/lib/x86_64-linux-gnu/libgcc_s.so.1" ] || cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$root/lib/x86_64-linux-gnu/" 2>/dev/null || true
@@ -466,7 +483,7 @@ boot() {
 	# A kernel with 9p gets the clients' root, read-only (tag hostroot): the build machine's
 	# own, or guest_root()'s for arm64; the guest's init mounts it on /host for the real
 	# clients (scripts/guest/init).
-	if grep -qx 'CONFIG_NET_9P_VIRTIO=y' "$OBJ/.config" 2>/dev/null; then
+	if has_9p; then
 		local v9p=virtio-9p-pci root
 		[ "$ARCH" != arm64 ] || v9p=virtio-9p-device
 		root=$(guest_root) || exit 1

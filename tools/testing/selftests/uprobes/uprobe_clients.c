@@ -175,7 +175,7 @@ static int tool_wait_idle(struct tool *t, int timeout_ms)
 static void tool_note_threads(struct tool *t)
 {
 	static const char *const files[] = { "stat", "wchan", "stack" };
-	char path[96], line[160], *buf;
+	char path[320], line[320], *buf;	/* d_name: up to 255 */
 	struct dirent *d;
 	unsigned int i;
 	DIR *dir;
@@ -928,20 +928,32 @@ TEST_F_TIMEOUT(clients, python_subprocess_vfork_probed, 300)
 }
 
 /*
+ * Where perf record's tests probe uc_leaf: past its prologue, so that a
+ * frame-pointer walk sees every caller. arm64's perf adds a leaf's caller
+ * from the link register itself, and would show it twice past the leaf's
+ * frame record: there, the leaf's first instruction.
+ */
+#ifdef __aarch64__
+#define UC_PERF_LEAF	"uc_leaf"
+#else
+#define UC_PERF_LEAF	"uc_leaf_body"
+#endif
+
+/*
  * Count the samples of "perf script -F ip,sym" output @out whose chains
- * start uc_leaf_body, uc_mid, uc_top, main; log the first frame that
+ * start UC_PERF_LEAF, uc_mid, uc_top, main; log the first frame that
  * differs.
  */
 static int good_chains(struct __test_metadata *_metadata, char *out)
 {
-	static const char *const want[] = { "uc_leaf_body", "uc_mid",
+	static const char *const want[] = { UC_PERF_LEAF, "uc_mid",
 					    "uc_top", "main" };
 	unsigned int depth = ARRAY_SIZE(want);
 	char *save = NULL, *line;
 	int good = 0, bad = 0;
 	bool ok = false;
 
-	/* frames are "IP SYM" lines; a sample's first is uc_leaf_body */
+	/* frames are "IP SYM" lines; a sample's first is the leaf's */
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char ip[32], sym[128];
@@ -990,7 +1002,7 @@ static void perf_record_through_return_probe(struct __test_metadata *_metadata,
 		return;
 	if (!ut_file_exists("/usr/bin/perf"))
 		SKIP(return, "no perf (Debian package linux-perf)");
-	body = ut_elf_sym_offset(path, "uc_leaf_body");
+	body = ut_elf_sym_offset(path, UC_PERF_LEAF);
 	mid = ut_elf_sym_offset(path, "uc_mid");
 	ASSERT_LT(0, body);
 	ASSERT_LT(0, mid);
@@ -1022,6 +1034,10 @@ TEST_F_TIMEOUT(clients, perf_record_fp_through_return_probe, 300)
 /* perf record --call-graph dwarf (stack copies) through a pending return probe: real callers. */
 TEST_F_TIMEOUT(clients, perf_record_dwarf_through_return_probe, 300)
 {
+#ifndef __x86_64__
+	/* the copy is mended only where a call pushes the return address */
+	SKIP(return, "x86-64 only: the return address a prologue saved is not known to the kernel");
+#endif
 	perf_record_through_return_probe(_metadata, self, "dwarf");
 }
 

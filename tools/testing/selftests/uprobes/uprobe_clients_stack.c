@@ -6,8 +6,9 @@
  * stdin to its end before it exits (so that a tool can still read its
  * maps). uprobe_clients probes uc_leaf_body (uc_leaf past its prologue,
  * so that a frame-pointer walk from there sees every caller; a function
- * symbol of its own, which tools attach to by name) while uc_mid has a
- * return probe, and checks the callchains perf and bpftrace sample there.
+ * symbol of its own, which tools attach to by name; arm64's perf tests
+ * probe uc_leaf, see uprobe_clients.c) while uc_mid has a return probe,
+ * and checks the callchains perf and bpftrace sample there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 int uc_leaf(int x);
 
+#if defined(__x86_64__)
 asm(".text\n"
 	".globl uc_leaf\n"
 	".type uc_leaf, @function\n"
@@ -37,6 +39,34 @@ asm(".text\n"
 	"	ret\n"
 	"	.cfi_endproc\n"
 	".size uc_leaf_body, .-uc_leaf_body\n");
+#elif defined(__aarch64__)
+/* the frame record (x29, x30) pushed, x29 pointing at it */
+asm(".text\n"
+	".globl uc_leaf\n"
+	".type uc_leaf, %function\n"
+	"uc_leaf:\n"
+	"	.cfi_startproc\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset 29, -16\n"
+	"	.cfi_offset 30, -8\n"
+	"	mov x29, sp\n"
+	"	.cfi_def_cfa_register 29\n"
+	".size uc_leaf, .-uc_leaf\n"
+	".globl uc_leaf_body\n"
+	".type uc_leaf_body, %function\n"
+	"uc_leaf_body:\n"
+	"	add w0, w0, #1\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	.cfi_def_cfa sp, 0\n"
+	"	.cfi_restore 29\n"
+	"	.cfi_restore 30\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size uc_leaf_body, .-uc_leaf_body\n");
+#else
+#error "uc_leaf: no assembly for this architecture"
+#endif
 
 noipa int uc_mid(int x)
 {
