@@ -14,8 +14,9 @@
  * deletes the events, registers their probes with the uprobes core while
  * an event is enabled, keeps the event's perf targets, and serves the
  * tracefs files uprobe_events, uprobe_profile and uprobe_stats (per probe:
- * how the core handled its hits). The handlers are in trace_uprobe_hit.c;
- * the objects, their lifetimes and the lock order in trace_uprobe.h.
+ * how the core handled its hits). The handlers are in trace_uprobe_hit.c,
+ * the arguments and the records in trace_uprobe_fetch.c, the objects,
+ * their lifetimes and the lock order in trace_uprobe.h.
  */
 #define pr_fmt(fmt)	"trace_uprobe: " fmt
 

@@ -4,7 +4,8 @@
  *
  * trace_uprobe.c defines and deletes the events, registers their probes
  * with the uprobes core and serves the tracefs files; trace_uprobe_hit.c
- * is the hit path and the records it writes. The user interface is
+ * is the hit path and where its records go; trace_uprobe_fetch.c fetches
+ * a hit's arguments into a record and gives the records their format. The user interface is
  * described in Documentation/trace/uprobetracer.rst, the core in
  * Documentation/trace/uprobes.rst.
  *
@@ -22,7 +23,9 @@
  *				with a reference of its own on its target
  *				task), and a count of system-wide perf events.
  *   struct uprobe_fetch	one hit: the user registers and the probed
- *				address (trace_uprobe_hit.c).
+ *				address.
+ *   struct uprobe_record	one hit's record fetched with page faults
+ *				allowed (the hit path's deferred fetch).
  *   struct uprobe_list	one tracefs file; all three are one seq_file
  *				walk of the dynamic events (trace_uprobe.c).
  *
@@ -181,6 +184,45 @@ struct tu_target {
 };
 #endif
 
+/*
+ * Longest records, headers included: strings are cut to fit. A trace
+ * record must fit a ring-buffer page with its headers; perf's buffer is
+ * larger.
+ */
+#define UPROBE_MAX_TRACE_RECORD	(PAGE_SIZE - 96)
+#define UPROBE_MAX_PERF_RECORD	(PERF_MAX_TRACE_SIZE - sizeof(u64))
+/* Records up to this size are fetched on the stack. */
+#define UPROBE_STACK_RECORD	256
+
+/**
+ * struct uprobe_fetch - what the fetch program of one hit reads
+ * @regs: the task's user registers at the hit
+ * @tu: the probe that was hit
+ * @reg: the registration whose handler runs
+ * @vaddr: user address of the probed instruction (entry) or function
+ *	(return)
+ */
+struct uprobe_fetch {
+	struct pt_regs *regs;
+	struct trace_uprobe *tu;
+	struct tu_reg *reg;
+	unsigned long vaddr;
+};
+
+/**
+ * struct uprobe_record - a scratch record: one hit's arguments, fetched
+ *	with page faults allowed
+ * @data: tu_head_size() bytes left for the header, then the arguments and
+ *	their dynamic data
+ * @size: bytes in @data, header included
+ * @onstack: the buffer used when it is big enough
+ */
+struct uprobe_record {
+	u8 *data;
+	int size;
+	u64 onstack[UPROBE_STACK_RECORD / sizeof(u64)];
+};
+
 static inline struct trace_uprobe *tu_from_tp(struct trace_probe *tp)
 {
 	return container_of(tp, struct trace_uprobe, tp);
@@ -198,6 +240,12 @@ static inline int tu_head_size(struct trace_uprobe *tu)
 	       (tu_is_ret(tu) ? 2 : 1) * sizeof(unsigned long);
 }
 
+/* Bytes of a record with @dsize bytes of dynamic data, header included. */
+static inline int tu_record_size(struct trace_uprobe *tu, int dsize)
+{
+	return tu_head_size(tu) + tu->tp.size + dsize;
+}
+
 /* The perf targets of @tu's event. */
 static inline struct trace_uprobe_filter *
 tu_event_filter(struct trace_uprobe *tu)
@@ -205,13 +253,22 @@ tu_event_filter(struct trace_uprobe *tu)
 	return tu->tp.event->filter;
 }
 
-/* The hit path and the record format: trace_uprobe_hit.c */
+/* The hit path: trace_uprobe_hit.c */
 bool tu_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx,
 	       struct mm_struct *mm);
 int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs);
 int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
 		      struct pt_regs *regs);
+
+/* The arguments and the record format: trace_uprobe_fetch.c */
 void tu_prepare_fetch(struct trace_uprobe *tu);
+bool tu_dynamic_size_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			     int limit, int *dsize);
+int tu_fetch_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		    struct uprobe_record *rec, int limit);
+void tu_free_record(struct uprobe_record *rec);
+bool tu_fill_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		    void *entry, struct uprobe_record *rec, int dsize);
 void tu_set_record_format(struct trace_event_call *call);
 #ifdef CONFIG_PERF_EVENTS
 bool tu_perf_wants(struct trace_uprobe *tu, struct mm_struct *mm);
