@@ -489,6 +489,8 @@ static inline uprobe_opcode_t orig_opcode(struct uprobe *uprobe)
 
 int install_site(struct uprobe *uprobe, struct vm_area_struct *vma,
 		 unsigned long vaddr);
+int show_foreign_trap(struct mm_struct *mm, unsigned long vaddr,
+		      uprobe_opcode_t trap);
 bool bp_still_there(struct uprobe *uprobe, struct vm_area_struct *vma,
 		    unsigned long vaddr);
 bool site_still_there(struct uprobe_site *site,

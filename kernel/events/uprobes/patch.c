@@ -318,9 +318,14 @@ int patch_page(struct vm_area_struct *vma, unsigned long vaddr,
  * An opcode is UPROBE_SWBP_INSN_SIZE bytes: is_swbp_insn() tells a
  * breakpoint from an original instruction.
  *
- * Return: 0; -EBUSY if the opcode there is not the one expected
- * (installing: the instruction's own, which also refuses a breakpoint that
- * is not ours; removing: our breakpoint in an anonymous copy); -EXDEV if
+ * Installing over a trap that is not our breakpoint, in an anonymous copy,
+ * writes ours and lets the site being installed show the trap
+ * (show_foreign_trap()).
+ *
+ * Return: 0; -EEXIST if installing finds our breakpoint in an anonymous
+ * copy; -EBUSY if the opcode there is not the one expected (installing:
+ * the instruction's own, or a trap in an anonymous copy where a site is
+ * being installed; removing: our breakpoint in an anonymous copy); -EXDEV if
  * the page is not the file's (see page_is_files()); -EINVAL if @vma may
  * not take a breakpoint; -ENOSPC, -ENOMEM, or a fault's -errno.
  */
@@ -371,8 +376,14 @@ retry:
 		ret = -EEXIST;	/* somebody's breakpoint in a copy of the page */
 		goto put_old;
 	}
-	if (install ? memcmp(&cur, &auprobe->insn, UPROBE_SWBP_INSN_SIZE) :
-	    !is_swbp_insn(&cur) || !PageAnon(old)) {
+	if (install && is_trap_insn(&cur) && PageAnon(old)) {
+		/* A debugger's trap of another kind: the site shows it. */
+		ret = show_foreign_trap(mm, vaddr, cur);
+		if (ret)
+			goto put_old;
+	} else if (install ?
+		   memcmp(&cur, &auprobe->insn, UPROBE_SWBP_INSN_SIZE) :
+		   !is_swbp_insn(&cur) || !PageAnon(old)) {
 		ret = -EBUSY;
 		goto put_old;
 	}

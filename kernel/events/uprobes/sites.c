@@ -308,6 +308,28 @@ put_site:
 }
 
 /*
+ * install_site() finds @trap, a trap that is not our breakpoint, at @vaddr in
+ * a private copy of the page: a debugger's breakpoint, written there before
+ * the probe came (uprobe_remote_write() takes one written after the same
+ * way). Ours goes over it, and the site shows the debugger its own, which
+ * then traps for it (see "Debuggers"). Called by write_opcode(); -EBUSY
+ * unless a site is being installed at @vaddr.
+ */
+int show_foreign_trap(struct mm_struct *mm, unsigned long vaddr,
+		      uprobe_opcode_t trap)
+{
+	struct uprobes_mm *um = uprobes_mm_locked(mm);
+	struct uprobe_site *site;
+
+	mmap_assert_write_locked(mm);
+	site = um ? xa_load(&um->sites, vaddr) : NULL;
+	if (!site || !site->pending)
+		return -EBUSY;
+	WRITE_ONCE(site->shown, trap);
+	return 0;
+}
+
+/*
  * Does @vma at @vaddr still show our breakpoint for @uprobe? That is what a
  * detached site must show to be re-attached.
  */
