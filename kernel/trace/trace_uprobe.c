@@ -831,8 +831,9 @@ static int parse_place(char *spec, unsigned long *offset,
  * Are @offset and the counter at @ref_ctr_offset inside the file at @path,
  * the counter 2-byte aligned? Checked when the probe is defined, so that
  * the error comes with its place; @offs_pos is the offset's position in
- * @spec (argv[1], unmodified), for the caret. The core checks again
- * whenever it registers (the file may have been truncated since).
+ * @spec (argv[1], unmodified), for the caret. The core checks the offset
+ * again whenever it registers (the file may have been truncated since);
+ * a counter past the end is then never raised.
  */
 static int check_place(const struct path *path, const char *spec,
 		       int offs_pos, unsigned long offset,

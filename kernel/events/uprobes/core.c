@@ -531,7 +531,10 @@ static void note_returns_locked(struct uprobe *uprobe, int extra)
  * @uc: the consumer; see &struct uprobe_consumer
  *
  * Installs the breakpoint in every current mapping of the file that a
- * consumer's filter accepts; later mappings get it as they appear.
+ * consumer's filter accepts; later mappings get it as they appear. The
+ * counter is raised in each process where a writable mapping of the file
+ * holds it; one no mapping holds (beyond the file's end, for instance:
+ * perf's uprobe PMU passes on what tools give it) is never raised.
  *
  * Return: 0, or -errno with nothing left behind.
  */
@@ -558,8 +561,8 @@ int uprobe_register_refctr(struct inode *inode, loff_t offset,
 	if (offset_in_page(offset) > PAGE_SIZE - UPROBE_SWBP_INSN_SIZE ||
 	    !IS_ALIGNED(offset, UPROBE_SWBP_INSN_SIZE))
 		return -EINVAL;
-	if (ref_ctr_offset < 0 || (ref_ctr_offset & 1) ||
-	    ref_ctr_offset + 2 > i_size_read(inode))
+	/* One beyond the file's end is taken: no mapping holds it. */
+	if (ref_ctr_offset < 0 || (ref_ctr_offset & 1))
 		return -EINVAL;
 
 	uprobe = find_or_add_uprobe(inode, offset, ref_ctr_offset);
