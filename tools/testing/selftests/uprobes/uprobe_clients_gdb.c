@@ -5,37 +5,56 @@
  * tracefs probes are enabled on the instructions it stops or steps on,
  * and the suite itself single-steps a child with raw ptrace:
  *  - a gdb breakpoint on a probed instruction stops at every call, and the
- *    probe counts every call; so does a tracer's int3 written with
- *    PTRACE_POKETEXT over the probe's, or before the probe came, and
- *    ptrace and /proc/PID/mem read the instruction there, not the probe's
- *    int3;
+ *    probe counts every call; so does a tracer's breakpoint (x86: int3;
+ *    arm64: BRK #0, as gdb writes it) written with PTRACE_POKETEXT over
+ *    the probe's, or before the probe came, and ptrace and /proc/PID/mem
+ *    read the instruction there, not the probe's breakpoint;
  *  - gdb breakpoints on the ret of a return-probed function and on the
  *    instruction after its call stop at every call with the value
  *    returned, and gdb's backtrace there shows the real caller;
  *  - gdb's stepi over a probed instruction, and over the ret of a
  *    return-probed function, stops where the program goes next;
- *  - PTRACE_SINGLESTEP, and EFLAGS.TF set by the tracer, stop once after
- *    each instruction, the probed one included, and no SIGTRAP is left
- *    over for the child.
- * The probed instruction is a variant of each test: nop and push (which
- * the kernel emulates), add $1 (ours boosts it: its copy runs out of line
- * and jumps back by itself) and a RIP-relative add (stepped out of line
- * with a scratch register). On ours, uprobe_stats tells how each hit ran:
- * a hit under a debugger's single-step is stepped, the others as usual.
- * The program's results, the probes' hit counts and every stop address
- * are exact; the kernel log must have no BUG or WARNING.
+ *  - PTRACE_SINGLESTEP, and (x86) EFLAGS.TF set by the tracer, stop once
+ *    after each instruction, the probed one included, and no SIGTRAP is
+ *    left over for the child.
+ * The probed instruction is a variant of each test. x86-64
+ * (uprobe_clients_gdb.S): nop and push (which the kernel emulates), add $1
+ * (ours boosts it: its copy runs out of line and jumps back by itself)
+ * and a RIP-relative add (stepped out of line with a scratch register).
+ * arm64 (uprobe_clients_gdb_arm64.S): nop, stp and ldp of a pair on sp and
+ * a literal load, which ours emulates, and an add of an extended register,
+ * which it steps out of line. On ours, uprobe_stats tells how each hit
+ * ran: a hit under a debugger's single-step is stepped on x86, emulated
+ * where it can be on arm64 (the debugger's step then ends after it), the
+ * others as usual. The program's results, the probes' hit counts and
+ * every stop address are exact; the kernel log must have no BUG or
+ * WARNING.
  *
- * Stock 6.1 fails these, as the tests expect there: a debugger's
- * breakpoint on a probed instruction never stops (gdb reads the probe's
- * int3 as the instruction, and the probe takes the trap); a step over a
- * probed instruction is reported with a SIGTRAP sent as kill() sends it
- * (SI_USER); and a step from its return trampoline (an int3) runs the
- * caller's first instruction too, so that the debugger never stops there.
+ * Stock 6.1 fails these, as the tests expect there. On x86-64: a
+ * debugger's breakpoint on a probed instruction never stops (gdb reads the
+ * probe's int3 as the instruction, and the probe takes the trap); a step
+ * over a probed instruction is reported with a SIGTRAP sent as kill()
+ * sends it (SI_USER); and a step from its return trampoline (an int3) runs
+ * the caller's first instruction too, so that the debugger never stops
+ * there. On arm64: it refuses to probe the literal load (EINVAL); a
+ * debugger reads the probe's BRK #5 as the instruction, and gdb's BRK #0
+ * there stops, but gdb then steps a copy of that BRK #5 in the
+ * instruction's place, so that neither the instruction nor the probe ever
+ * runs (the program goes wrong unless the instruction is the nop); the
+ * probe's BRK #5 replaces a tracer's BRK #0 written before it, which then
+ * never stops the child; a debugger's step over a probed instruction is
+ * lost with the step of its copy (the program runs on to its end); and
+ * any other step of a debugger in a task that hit a probe WARNs
+ * (uprobe_single_step_handler()), which fails the run: the tests of a
+ * return-probed function, whose debuggers step after its hits, SKIP there
+ * (run, they showed the same step from the trampoline as on x86).
  *
- * The harness runs this suite in the chroot of the build machine's root
- * (CONFIG=full and debug), where gdb is; gdb under TCG takes seconds to
+ * The harness runs this suite in the chroot of the clients' root
+ * (CONFIG=full and debug: the build machine's root, on arm64 one of
+ * Debian's arm64 packages), where gdb is; gdb under TCG takes seconds to
  * start, so the timeouts are generous and nothing is timed.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,6 +67,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,7 +86,107 @@
 #define UG_GDB_MS	240000
 #define UG_TIMEOUT	300
 #define UG_MAX_VALS	64
-#define UG_X86_TF	0x100UL
+
+/*
+ * The architecture, for the ptrace and gdb parts:
+ * UG_BRK: a tracer's breakpoint, the UG_BRK_SIZE bytes it writes (x86:
+ * int3; arm64: BRK #0, as gdb writes it), whose trap leaves the pc
+ * UG_BRK_PC bytes after it (x86: just past the int3; arm64: at the BRK);
+ * UG_SYSCALL: a system call instruction (the UG_SYSCALL_MASK bits of
+ * its first bytes), and UG_SYSCALL_CODE the si_code of a single-step over
+ * one (x86: TRAP_BRKPT; arm64: SI_USER, the pseudo-step that the system
+ * call's exit reports);
+ * UG_GDB_INSN: the type through which gdb reads UG_BRK_SIZE bytes;
+ * UG_GDB_RET: the register gdb reads a function's result from; UG_GDB_RA:
+ * gdb's expression of the return address at a function's entry and at
+ * the ret of one that saves none (x86: at sp; arm64: the link register);
+ * ug_pt_ra(): the same for a stopped tracee; ug_pt_set_tf(): set or clear
+ * the trace flag of a stopped tracee (x86's EFLAGS.TF; arm64 has none);
+ * UG_STOCK_ARM64_STEP: stock 6.1's step code knows no debugger (arm64): a
+ * debugger's step over a probed instruction is lost with the step of its
+ * copy, and any other step of a debugger in a task that hit a probe WARNs
+ * (uprobe_single_step_handler() takes it for a copy's that went wrong).
+ */
+#if defined(__x86_64__)
+#define UG_BRK			0xccL
+#define UG_BRK_SIZE		1
+#define UG_BRK_PC		1
+#define UG_SYSCALL		0x050fL
+#define UG_SYSCALL_MASK		0xffffL
+#define UG_SYSCALL_CODE		TRAP_BRKPT
+#define UG_GDB_INSN		"unsigned char"
+#define UG_GDB_RET		"$rax"
+#define UG_GDB_RA		"*(long *)$sp"
+#define UG_STOCK_ARM64_STEP	0
+#define UG_X86_TF		0x100UL
+
+static int ug_pt_ra(pid_t pid, uint64_t *ra)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return -1;
+	errno = 0;
+	*ra = ptrace(PTRACE_PEEKDATA, pid, regs.rsp, 0);
+	return errno ? -1 : 0;
+}
+
+static int ug_pt_set_tf(pid_t pid, bool on)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		return -1;
+	if (on)
+		regs.eflags |= UG_X86_TF;
+	else
+		regs.eflags &= ~UG_X86_TF;
+	return ptrace(PTRACE_SETREGS, pid, 0, &regs);
+}
+#elif defined(__aarch64__)
+#define UG_BRK			0xd4200000L
+#define UG_BRK_SIZE		4
+#define UG_BRK_PC		0
+#define UG_SYSCALL		0xd4000001L	/* svc #0 */
+#define UG_SYSCALL_MASK		0xffffffffL
+#define UG_SYSCALL_CODE		SI_USER
+#define UG_GDB_INSN		"unsigned int"
+#define UG_GDB_RET		"$x0"
+#define UG_GDB_RA		"$x30"
+#define UG_STOCK_ARM64_STEP	1
+
+static int ug_pt_ra(pid_t pid, uint64_t *ra)
+{
+	struct user_regs_struct regs;
+	struct iovec iov = { .iov_base = &regs, .iov_len = sizeof(regs) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov))
+		return -1;
+	*ra = regs.regs[30];
+	return 0;
+}
+
+static int ug_pt_set_tf(pid_t pid, bool on)
+{
+	errno = EOPNOTSUPP;
+	return -1;
+}
+#else
+#error "uprobe_clients_gdb knows no breakpoint for this architecture"
+#endif
+#define UG_BRK_MASK		(~0UL >> (64 - 8 * UG_BRK_SIZE))
+
+/* The UG_BRK_SIZE bytes at @p as a number (both architectures: little endian). */
+static long ug_word(const void *p)
+{
+	unsigned long v = 0;
+
+	memcpy(&v, p, UG_BRK_SIZE);
+	return v;
+}
+
+/* The first UG_BRK_SIZE bytes of the breakpoint a probe writes. */
+#define UG_PROBE_BP		ug_word(UT_BP)
 
 /* how ours runs a probed instruction that nobody single-steps */
 enum ug_kind { UG_EMULATED, UG_STEPPED, UG_BOOSTED };
@@ -139,6 +259,24 @@ static bool ug_start(struct __test_metadata *_metadata, struct ug_ctx *c,
 	if (gdb && !ut_file_exists(UG_GDB))
 		SKIP(return true, "no %s (Debian package gdb)", UG_GDB);
 	return false;
+}
+
+/* The UG_BRK_SIZE bytes of file @path at its symbol @sym; -1 if unread. */
+static long ug_file_word(const char *path, const char *sym)
+{
+	int64_t off = ut_elf_sym_offset(path, sym);
+	unsigned char b[UG_BRK_SIZE];
+	ssize_t got;
+	int fd;
+
+	if (off < 0)
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	got = pread(fd, b, sizeof(b), off);
+	close(fd);
+	return got == sizeof(b) ? ug_word(b) : -1;
 }
 
 /* Define and enable p:GRP/@ev at label @sym of @path; 0 or -errno. */
@@ -376,7 +514,8 @@ static void ug_child_trap(int sig)
 }
 
 /*
- * Fork a child that waits (SIGSTOP) for the tracer, then calls @fn(0) ...
+ * Fork a child that maps ug_data's page (so that an emulated load from it
+ * cannot fault), waits (SIGSTOP) for the tracer, then calls @fn(0) ...
  * @fn(UG_PT_CALLS - 1) and exits 0 if their sum is @sum and it got no
  * SIGTRAP, 1 if the sum is wrong, 2 if SIGTRAPs reached it.
  */
@@ -393,7 +532,8 @@ static pid_t ug_pt_child(struct ug_ctx *c, long (*fn)(long), long sum)
 		long i, s = 0;
 
 		signal(SIGTRAP, ug_child_trap);
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+		if (UT_READ_ONCE(ug_data) != UG_DATA ||
+		    ptrace(PTRACE_TRACEME, 0, 0, 0))
 			_exit(3);
 		raise(SIGSTOP);
 		for (i = 0; i < UG_PT_CALLS; i++)
@@ -410,49 +550,82 @@ static pid_t ug_pt_child(struct ug_ctx *c, long (*fn)(long), long sum)
 /* Fill @st with the stop @status of @pid; 0, or -1 if it is no stop. */
 static int ug_pt_stop(pid_t pid, int status, struct ug_stop *st)
 {
-	struct user_regs_struct regs;
+	uintptr_t pc;
 	siginfo_t si;
 
 	memset(st, 0, sizeof(*st));
 	if (!WIFSTOPPED(status))
 		return -1;
 	st->sig = WSTOPSIG(status);
-	if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) ||
-	    ptrace(PTRACE_GETREGS, pid, 0, &regs))
+	if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) || ut_tracee_pc(pid, &pc, 0))
 		return -1;
 	st->code = si.si_code;
-	st->ip = regs.rip;
+	st->ip = pc;
 	return 0;
 }
 
 /*
- * Run the stopped child @pid to @addr, through a breakpoint of the
- * tracer's own there (int3 written into its text, as debuggers do), which
- * is taken out again; the child then stops at @addr. 0 or -1.
+ * The UG_BRK_SIZE bytes at @addr of @pid as ptrace and /proc/PID/mem read
+ * them; -1 if they differ.
  */
-static int ug_pt_run_to(pid_t pid, uintptr_t addr)
+static long ug_pt_peek(pid_t pid, uintptr_t addr)
 {
-	struct user_regs_struct regs;
-	long word, orig;
-	int status;
+	unsigned char mem[UG_BRK_SIZE];
+	char path[64];
+	long word;
+	int fd;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0) & UG_BRK_MASK;
+	if (errno)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, mem, sizeof(mem), addr) != sizeof(mem))
+		word = -1;
+	close(fd);
+	return word == ug_word(mem) ? word : -1;
+}
+
+/*
+ * Write the UG_BRK_SIZE bytes @val at @addr of @pid as debuggers do
+ * (PTRACE_POKETEXT), the bytes after them unchanged; 0 or -1.
+ */
+static int ug_pt_poke(pid_t pid, uintptr_t addr, long val)
+{
+	long word;
 
 	errno = 0;
 	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
-	orig = word & 0xff;
-	if (errno || ptrace(PTRACE_POKETEXT, pid, addr,
-			    (word & ~0xffL) | UT_TRAP_BYTE))
+	if (errno)
+		return -1;
+	return ptrace(PTRACE_POKETEXT, pid, addr,
+		      (word & ~UG_BRK_MASK) | (val & UG_BRK_MASK));
+}
+
+/*
+ * Run the stopped child @pid to @addr, through a breakpoint of the
+ * tracer's own there (UG_BRK written into its text, as debuggers do),
+ * which is taken out again; the child then stops at @addr. 0 or -1.
+ */
+static int ug_pt_run_to(pid_t pid, uintptr_t addr)
+{
+	long orig = ug_pt_peek(pid, addr);
+	uintptr_t pc;
+	int status;
+
+	if (orig < 0 || ug_pt_poke(pid, addr, UG_BRK))
 		return -1;
 	if (ptrace(PTRACE_CONT, pid, 0, 0) || waitpid(pid, &status, 0) != pid ||
 	    !WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP ||
-	    ptrace(PTRACE_GETREGS, pid, 0, &regs) || regs.rip != addr + 1)
+	    ut_tracee_pc(pid, &pc, 0) || pc != addr + UG_BRK_PC)
 		return -1;
-	/* only the breakpoint's byte: the others may hold a probe's now */
-	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
-	if (errno || ptrace(PTRACE_POKETEXT, pid, addr, (word & ~0xffL) | orig))
+	/* only the breakpoint's bytes: the others may hold a probe's now */
+	if (ug_pt_poke(pid, addr, orig))
 		return -1;
-	regs.rip = addr;
-	return ptrace(PTRACE_SETREGS, pid, 0, &regs) ? -1 : 0;
+	return ut_tracee_pc(pid, &pc, addr);
 }
 
 /* PTRACE_SINGLESTEP the child once; 0 and its stop, or -1. */
@@ -496,6 +669,30 @@ static const char *const ug_body_insns[] = {
 
 #define UG_BODY_INSNS	((int)ARRAY_SIZE(ug_body_insns))
 
+/* The index of instruction @insn in ug_body_insns, -1 if none. */
+static int ug_body_index(const char *insn)
+{
+	int i;
+
+	for (i = 0; i < UG_BODY_INSNS; i++)
+		if (ug_body_insns[i] == insn)
+			return i;
+	return -1;
+}
+
+/*
+ * A WARNING fails the run, and stock 6.1 on arm64 WARNs at every step of
+ * a debugger in a task that hit a probe (UG_STOCK_ARM64_STEP): the tests
+ * whose debugger steps after a hit SKIP there (returning true).
+ */
+static bool ug_stock_warns(struct __test_metadata *_metadata)
+{
+	if (!ut_impl_is_stock() || !UG_STOCK_ARM64_STEP)
+		return false;
+	SKIP(return true,
+	     "stock 6.1 arm64 WARNs at each step of a debugger after a probe hit (uprobe_single_step_handler): fails the run");
+}
+
 /* ---- the probed instruction kinds ---- */
 
 FIXTURE(gdb_insn) {
@@ -508,12 +705,15 @@ struct ug_insn {
 	const char *sym;	/* the instruction's label */
 	const char *insn;	/* ... and its address in the suite */
 	int kind;		/* how ours runs it unstepped */
+	bool smoke;		/* the one a smoke run keeps gdb on */
+	bool stock_refuses;	/* stock 6.1 refuses to probe it */
 };
 
 FIXTURE_VARIANT(gdb_insn) {
 	struct ug_insn in;
 };
 
+#if defined(__x86_64__)
 FIXTURE_VARIANT_ADD(gdb_insn, nop) {
 	.in = { "nop", "ug_nop_insn", ug_nop_insn, UG_EMULATED },
 };
@@ -526,9 +726,37 @@ FIXTURE_VARIANT_ADD(gdb_insn, add) {
 	.in = { "add", "ug_add_insn", ug_add_insn, UG_BOOSTED },
 };
 
+/* a smoke run keeps gdb on the RIP-relative one (its scratch register) */
 FIXTURE_VARIANT_ADD(gdb_insn, rip) {
-	.in = { "rip", "ug_rip_insn", ug_rip_insn, UG_BOOSTED },
+	.in = { "rip", "ug_rip_insn", ug_rip_insn, UG_BOOSTED, true },
 };
+#elif defined(__aarch64__)
+FIXTURE_VARIANT_ADD(gdb_insn, nop) {
+	.in = { "nop", "ug_nop_insn", ug_nop_insn, UG_EMULATED },
+};
+
+/* the stp and ldp of a pair on sp at ug_push_insn and ug_pop_insn */
+FIXTURE_VARIANT_ADD(gdb_insn, stp) {
+	.in = { "stp", "ug_push_insn", ug_push_insn, UG_EMULATED },
+};
+
+FIXTURE_VARIANT_ADD(gdb_insn, ldp) {
+	.in = { "ldp", "ug_pop_insn", ug_pop_insn, UG_EMULATED },
+};
+
+/* an add of an extended register: stepped out of line */
+FIXTURE_VARIANT_ADD(gdb_insn, add) {
+	.in = { "add", "ug_add_insn", ug_add_insn, UG_STEPPED },
+};
+
+/*
+ * the literal load at ug_rip_insn, which stock 6.1 refuses; a smoke run
+ * keeps gdb on it (its copy, stepped, loads through its own register)
+ */
+FIXTURE_VARIANT_ADD(gdb_insn, ldr) {
+	.in = { "ldr", "ug_rip_insn", ug_rip_insn, UG_EMULATED, true, true },
+};
+#endif
 
 FIXTURE_SETUP(gdb_insn)
 {
@@ -540,6 +768,74 @@ FIXTURE_TEARDOWN(gdb_insn)
 	ug_teardown(_metadata, &self->c);
 }
 
+/*
+ * Start a test of @in: as ug_start(), and also true when the kernel is
+ * stock 6.1 and refuses to probe the instruction (arm64's literal load,
+ * which it can neither step out of line nor simulate), with that refusal
+ * checked on the suite's own copy: EINVAL, the event off, no breakpoint.
+ */
+static bool ug_insn_start(struct __test_metadata *_metadata, struct ug_ctx *c,
+			  const struct ug_insn *in, bool gdb)
+{
+	if (ug_start(_metadata, c, gdb))
+		return true;
+	if (!in->stock_refuses || !ut_impl_is_stock())
+		return false;
+	EXPECT_EQ(-EINVAL, ug_probe(c, ut_self_exe(), in->sym, in->ev));
+	EXPECT_EQ(0, ut_event_enabled(c->grp, in->ev));
+	EXPECT_FALSE(ut_is_bp(in->insn));
+	UT_STOCK_FAILS("the %s cannot be probed", in->ev);
+	return true;
+}
+
+/*
+ * How many of the hits of @in taken under a debugger's single-step ours
+ * steps: @hits on x86 (its emulation and boosting leave such a hit to a
+ * step), on arm64 those of an instruction it does not emulate (whose
+ * emulation ends the debugger's step after it).
+ */
+static unsigned long long ug_stepped_under_step(const struct ug_insn *in,
+						unsigned long long hits)
+{
+#if defined(__aarch64__)
+	if (in->kind == UG_EMULATED)
+		return 0;
+#endif
+	return hits;
+}
+
+/*
+ * gdb_break on stock 6.1 where a debugger's breakpoint is not the probe's
+ * (arm64: gdb's BRK #0, the probe's BRK #5): gdb reads the probe's BRK as
+ * the instruction, stops at its own there, and then steps a copy of what
+ * it read in the instruction's place, so that neither the instruction nor
+ * the probe ever runs. The program is right only if the instruction is a
+ * nop, and gdb then stops at every call.
+ */
+static void ug_stock_gdb_break(struct __test_metadata *_metadata,
+			       struct ug_ctx *c, const struct ug_insn *in,
+			       int status, const long *hits, int n)
+{
+	long pid = ug_value(c, "pid");
+	int i;
+
+	EXPECT_EQ(UG_PROBE_BP, ug_value(c, "insn")) TH_LOG("gdb: %s", c->out);
+	EXPECT_LT(0, n) TH_LOG("gdb: %s", c->out);
+	for (i = 0; i < n && i < UG_MAX_VALS; i++)
+		EXPECT_EQ(in->insn - (const char *)ug_body, hits[i]);
+	ASSERT_LT(0, pid) TH_LOG("gdb: %s", c->out);
+	EXPECT_EQ(0, ut_trace_count(in->ev, pid));
+	EXPECT_EQ(0, ut_profile_hits(in->ev));
+	if (in->insn == ug_nop_insn) {
+		EXPECT_EQ(UG_CALLS, n) TH_LOG("gdb: %s", c->out);
+		ug_gdb_done(_metadata, c, status, ug_body_sum(UG_CALLS));
+	} else {
+		EXPECT_NE(ug_body_sum(UG_CALLS), ug_value(c, "result"));
+	}
+	UT_STOCK_FAILS("gdb stops at the %s (%d times) but runs the probe's BRK there: no hit",
+		       in->ev, n);
+}
+
 /* gdb's breakpoint on the probed instruction stops at every call; the probe counts each too. */
 TEST_F_TIMEOUT(gdb_insn, gdb_break, UG_TIMEOUT)
 {
@@ -549,18 +845,17 @@ TEST_F_TIMEOUT(gdb_insn, gdb_break, UG_TIMEOUT)
 	int status, n, i;
 	pid_t pid;
 
-	/* a smoke run keeps gdb on the RIP-relative one (its scratch register) */
-	if (strcmp(variant->in.ev, "rip") && ut_heavy_client(_metadata))
+	if (!variant->in.smoke && ut_heavy_client(_metadata))
 		return;
-	if (ug_start(_metadata, c, true))
+	if (ug_insn_start(_metadata, c, &variant->in, true))
 		return;
 	ASSERT_EQ(0, ug_probe(c, target, variant->in.sym, variant->in.ev));
-	/* at main(): the first byte of the instruction, as gdb reads it */
+	/* at main(): the instruction's first bytes, as gdb reads them */
 	status = ug_gdb(c, "body", UG_CALLS,
 			"break main\n"
 			"commands\n"
 			"silent\n"
-			"printf \"@@byte %%d\\n\", *(unsigned char *)&%s\n"
+			"printf \"@@insn %%lu\\n\", *(" UG_GDB_INSN " *)&%s\n"
 			"continue\n"
 			"end\n"
 			"break *%s\n"
@@ -570,20 +865,24 @@ TEST_F_TIMEOUT(gdb_insn, gdb_break, UG_TIMEOUT)
 			"continue\n"
 			"end\n"
 			"run\n", variant->in.sym, variant->in.sym);
-	pid = ug_gdb_done(_metadata, c, status, ug_body_sum(UG_CALLS));
 	n = ug_values(c, "hit", hits);
+	if (ut_impl_is_stock() && UG_PROBE_BP != UG_BRK) {
+		ug_stock_gdb_break(_metadata, c, &variant->in, status, hits, n);
+		return;
+	}
+	pid = ug_gdb_done(_metadata, c, status, ug_body_sum(UG_CALLS));
 	if (ut_impl_is_stock()) {
 		/* gdb took the probe's int3 for the instruction */
 		EXPECT_EQ(0, n) TH_LOG("gdb: %s", c->out);
 		UT_STOCK_FAILS("gdb's breakpoint on the %s never stops (gdb reads %#lx there)",
-			       variant->in.ev, ug_value(c, "byte"));
+			       variant->in.ev, ug_value(c, "insn"));
 	} else {
 		EXPECT_EQ(UG_CALLS, n) {
 			TH_LOG("gdb read %#lx at %s; gdb: %s",
-			       ug_value(c, "byte"), variant->in.sym, c->out);
+			       ug_value(c, "insn"), variant->in.sym, c->out);
 		}
-		EXPECT_EQ(*(unsigned char *)variant->in.insn,
-			  ug_value(c, "byte"));
+		EXPECT_EQ(ug_file_word(target, variant->in.sym),
+			  ug_value(c, "insn"));
 	}
 	for (i = 0; i < n && i < UG_MAX_VALS; i++)
 		EXPECT_EQ(variant->in.insn - (const char *)ug_body, hits[i]);
@@ -595,107 +894,115 @@ TEST_F_TIMEOUT(gdb_insn, gdb_break, UG_TIMEOUT)
 /*
  * gdb's stepi from ug_body()'s entry stops at each next instruction, over
  * the probed one too, and then at the return address; the probe counts
- * every call, the stepped one as stepped (ours).
+ * every call, the stepped one as ug_stepped_under_step() says (ours).
+ * Stock 6.1 on arm64 loses the step over the probed instruction: the
+ * program runs to its end from there (UG_STOCK_ARM64_STEP).
  */
 TEST_F_TIMEOUT(gdb_insn, gdb_stepi, UG_TIMEOUT)
 {
 	struct ug_ctx *c = &self->c;
 	const char *target = ut_helper(UG_TARGET);
+	int probed = ug_body_index(variant->in.insn), want = UG_BODY_INSNS;
 	long pcs[UG_MAX_VALS] = { 0 }, base, ra;
 	int status, n, i;
 	pid_t pid;
 
-	/* a smoke run keeps gdb on the RIP-relative one (its scratch register) */
-	if (strcmp(variant->in.ev, "rip") && ut_heavy_client(_metadata))
+	if (!variant->in.smoke && ut_heavy_client(_metadata))
 		return;
-	if (ug_start(_metadata, c, true))
+	if (ug_insn_start(_metadata, c, &variant->in, true))
 		return;
 	ASSERT_EQ(0, ug_probe(c, target, variant->in.sym, variant->in.ev));
+	/* stepi until out of ug_body(), or the program's end */
 	status = ug_gdb(c, "body", UG_CALLS,
 			"break *ug_body\n"
 			"run\n"
+			"delete\n"
 			"printf \"@@base %%ld\\n\", (long)&ug_body\n"
-			"printf \"@@ra %%ld\\n\", *(long *)$sp\n"
+			"printf \"@@ra %%ld\\n\", (long)" UG_GDB_RA "\n"
 			"set $lo = (long)&ug_body\n"
 			"set $hi = (long)&ug_body_end\n"
 			"set $n = 0\n"
-			"while (long)$pc >= $lo && (long)$pc < $hi && $n < 32\n"
+			"set $in = 1\n"
+			"while $in && $n < 32\n"
 			"stepi\n"
-			"printf \"@@pc %%ld\\n\", (long)$pc\n"
 			"set $n = $n + 1\n"
+			"set $in = $_isvoid($_exitcode)\n"
+			"if $in\n"
+			"printf \"@@pc %%ld\\n\", (long)$pc\n"
+			"set $in = (long)$pc >= $lo && (long)$pc < $hi\n"
 			"end\n"
-			"delete\n"
-			"continue\n");
+			"end\n"
+			"if $_isvoid($_exitcode)\n"
+			"continue\n"
+			"end\n");
 	pid = ug_gdb_done(_metadata, c, status, ug_body_sum(UG_CALLS));
 	base = ug_value(c, "base");
 	ra = ug_value(c, "ra");
 	n = ug_values(c, "pc", pcs);
+	ASSERT_LT(0, probed);
+	if (ut_impl_is_stock() && UG_STOCK_ARM64_STEP)
+		want = probed;	/* none from the step over the probed one */
 	/* every instruction after the entry, then the return address */
-	EXPECT_EQ(UG_BODY_INSNS, n) TH_LOG("gdb: %s", c->out);
+	EXPECT_EQ(want, n) TH_LOG("gdb: %s", c->out);
 	for (i = 1; i < UG_BODY_INSNS && i <= n; i++) {
-		long want = ug_body_insns[i] - (const char *)ug_body;
+		long off = ug_body_insns[i] - (const char *)ug_body;
 
-		EXPECT_EQ(want, pcs[i - 1] - base) {
+		EXPECT_EQ(off, pcs[i - 1] - base) {
 			TH_LOG("stepi %d; gdb: %s", i, c->out);
 		}
 	}
-	EXPECT_EQ(ra, pcs[UG_BODY_INSNS - 1]) TH_LOG("gdb: %s", c->out);
+	if (want == UG_BODY_INSNS) {
+		EXPECT_EQ(ra, pcs[UG_BODY_INSNS - 1]) TH_LOG("gdb: %s", c->out);
+	} else if (n == want) {
+		UT_STOCK_FAILS("gdb's stepi over the %s never stops: the program runs to its end",
+			       variant->in.ev);
+	}
 	EXPECT_EQ(UG_CALLS, ut_trace_count(variant->in.ev, pid));
 	EXPECT_EQ(UG_CALLS, ut_profile_hits(variant->in.ev));
 	ug_expect_stats(_metadata, c->grp, variant->in.ev, variant->in.kind,
-			UG_CALLS, 1);
+			UG_CALLS, ug_stepped_under_step(&variant->in, 1));
 }
 
 /*
  * Single-step the child through ug_body() from its entry, with
  * PTRACE_SINGLESTEP (@tf false) or with EFLAGS.TF set by the tracer and
- * PTRACE_CONT (@tf true), until it leaves it: its pid into *@pidp, the
- * stops into @st (at most UG_MAX_VALS), their number into *@n, the
- * return address into *@ra, the signal stops after them into *@extra.
+ * PTRACE_CONT (@tf true), until it leaves it or ends: its pid into
+ * *@pidp, the stops into @st (at most UG_MAX_VALS), their number into *@n,
+ * the return address into *@ra, the signal stops after them into *@extra.
  * Returns the child's wait status at its end, -1 on a ptrace error.
  */
 static int ug_pt_body(struct ug_ctx *c, bool tf, pid_t *pidp,
 		      struct ug_stop *st, int *n, uint64_t *ra, int *extra)
 {
-	struct user_regs_struct regs;
 	int status;
 	pid_t pid;
 
 	*n = 0;
+	*extra = 0;
 	*pidp = pid = ug_pt_child(c, ug_body, ug_body_sum(UG_PT_CALLS));
 	if (pid < 0 || ug_pt_run_to(pid, (uintptr_t)ug_body) ||
-	    ptrace(PTRACE_GETREGS, pid, 0, &regs))
+	    ug_pt_ra(pid, ra) || (tf && ug_pt_set_tf(pid, true)))
 		return -1;
-	errno = 0;
-	*ra = ptrace(PTRACE_PEEKDATA, pid, regs.rsp, 0);
-	if (errno)
-		return -1;
-	if (tf) {
-		regs.eflags |= UG_X86_TF;
-		if (ptrace(PTRACE_SETREGS, pid, 0, &regs))
-			return -1;
-	}
 	while (*n < UG_MAX_VALS) {
 		struct ug_stop *s = &st[*n];
 
-		if (!tf && ug_pt_step(pid, s))
+		if (ptrace(tf ? PTRACE_CONT : PTRACE_SINGLESTEP, pid, 0, 0) ||
+		    waitpid(pid, &status, 0) != pid)
 			return -1;
-		if (tf && (ptrace(PTRACE_CONT, pid, 0, 0) ||
-			   waitpid(pid, &status, 0) != pid ||
-			   ug_pt_stop(pid, status, s)))
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			/* its end, no stop on the way (UG_STOCK_ARM64_STEP) */
+			c->pid = -1;
+			return status;
+		}
+		if (ug_pt_stop(pid, status, s))
 			return -1;
 		(*n)++;
 		if (s->sig != SIGTRAP || s->ip < (uintptr_t)ug_body ||
 		    s->ip >= (uintptr_t)ug_body_end)
 			break;
 	}
-	if (tf) {
-		if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-			return -1;
-		regs.eflags &= ~UG_X86_TF;
-		if (ptrace(PTRACE_SETREGS, pid, 0, &regs))
-			return -1;
-	}
+	if (tf && ug_pt_set_tf(pid, false))
+		return -1;
 	return ug_pt_finish(c, pid, extra);
 }
 
@@ -703,31 +1010,31 @@ static int ug_pt_body(struct ug_ctx *c, bool tf, pid_t *pidp,
  * The stops of ug_pt_body(): a SIGTRAP of a single-step (TRAP_TRACE) after
  * each instruction, the probed one too, then at the return address; the
  * child computed the right sum and got no SIGTRAP of its own; the probe
- * counted every call, the stepped one as stepped (ours). Stock 6.1 reports
- * the step over the probed instruction with a SIGTRAP sent as kill() sends
- * it (SI_USER), which a debugger cannot tell from one.
+ * counted every call, the stepped one as ug_stepped_under_step() says
+ * (ours). Stock 6.1 reports the step over the probed instruction with a
+ * SIGTRAP sent as kill() sends it (SI_USER), which a debugger cannot tell
+ * from one, or on arm64 loses it: the child runs to its end from there.
  */
 static void ug_pt_body_check(struct __test_metadata *_metadata,
 			     struct ug_ctx *c,
 			     const struct ug_insn *in, bool tf)
 {
+	int probed = ug_body_index(in->insn), nstops = UG_BODY_INSNS;
 	struct ug_stop st[UG_MAX_VALS];
-	int status, n, extra, i;
+	int status, n, extra, i, code;
 	uint64_t ra = 0, want;
-	int code, probed = -1;
 	pid_t pid;
 
+	ASSERT_LT(0, probed);
+	if (ut_impl_is_stock() && UG_STOCK_ARM64_STEP)
+		nstops = probed;	/* none from the step over the probed one */
 	ASSERT_EQ(0, ug_probe(c, ut_self_exe(), in->sym, in->ev));
 	status = ug_pt_body(c, tf, &pid, st, &n, &ra, &extra);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("child status %#x", status);
 	}
 	EXPECT_EQ(0, extra);
-	EXPECT_EQ(UG_BODY_INSNS, n);
-	for (i = 0; i < UG_BODY_INSNS; i++)
-		if (ug_body_insns[i] == in->insn)
-			probed = i;
-	ASSERT_LT(0, probed);
+	EXPECT_EQ(nstops, n);
 	for (i = 0; i < n; i++) {
 		want = i + 1 < UG_BODY_INSNS ?
 		       (uintptr_t)ug_body_insns[i + 1] : ra;
@@ -745,148 +1052,116 @@ static void ug_pt_body_check(struct __test_metadata *_metadata,
 	if (ut_impl_is_stock() && n > probed && st[probed].code == SI_USER)
 		UT_STOCK_FAILS("the step over the %s is a SIGTRAP of SI_USER",
 			       in->ev);
+	if (ut_impl_is_stock() && nstops == probed && n == probed)
+		UT_STOCK_FAILS("the step over the %s never stops: the child runs to its end",
+			       in->ev);
 	EXPECT_EQ(UG_PT_CALLS, ut_trace_count(in->ev, pid));
 	ug_expect_stats(_metadata, c->grp, in->ev, in->kind,
-			UG_PT_CALLS, 1);
+			UG_PT_CALLS, ug_stepped_under_step(in, 1));
 }
 
 /* PTRACE_SINGLESTEP stops once after each instruction of ug_body(), the probed one too. */
 TEST_F_TIMEOUT(gdb_insn, ptrace_step, UG_TIMEOUT)
 {
-	if (ug_start(_metadata, &self->c, false))
+	if (ug_insn_start(_metadata, &self->c, &variant->in, false))
 		return;
 	ug_pt_body_check(_metadata, &self->c, &variant->in, false);
 }
 
-/* EFLAGS.TF set by the tracer traps once after each instruction, the probed one too. */
+#if defined(__x86_64__)
+/*
+ * EFLAGS.TF set by the tracer traps once after each instruction, the
+ * probed one too. x86 only: arm64 has no such flag for a tracer to set
+ * (the kernel sets PSTATE.SS in the registers a tracer writes as its
+ * PTRACE_SINGLESTEP left it: user_regs_reset_single_step()).
+ */
 TEST_F_TIMEOUT(gdb_insn, ptrace_tf, UG_TIMEOUT)
 {
 	if (ug_start(_metadata, &self->c, false))
 		return;
 	ug_pt_body_check(_metadata, &self->c, &variant->in, true);
 }
-
-/* The byte at @addr of @pid as ptrace and /proc/PID/mem read it; -1 if they differ. */
-static int ug_pt_peek_byte(pid_t pid, uintptr_t addr)
-{
-	unsigned char mem = 0;
-	char path[64];
-	long word;
-	int fd;
-
-	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
-	if (errno)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (pread(fd, &mem, 1, addr) != 1)
-		mem = ~word & 0xff;
-	close(fd);
-	return mem == (word & 0xff) ? mem : -1;
-}
-
-/* Write @byte at @addr of @pid as debuggers do (PTRACE_POKETEXT); 0 or -1. */
-static int ug_pt_poke_byte(pid_t pid, uintptr_t addr, unsigned char byte)
-{
-	long word;
-
-	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, pid, addr, 0);
-	if (errno)
-		return -1;
-	return ptrace(PTRACE_POKETEXT, pid, addr, (word & ~0xffL) | byte);
-}
+#endif
 
 /*
  * Debug the probed instruction of the stopped child @pid as debuggers do
  * with a breakpoint on it (stepping in place), for @calls calls: run to
- * the tracer's int3 there (a SIGTRAP just past it; the probe counted the
- * call), put the instruction back and step it (the step stops at the next
- * instruction; the probe does not count the call again), put the int3
- * back. Counts the stops at the instruction in *@stops.
+ * the tracer's UG_BRK there (a SIGTRAP UG_BRK_PC past it; the probe
+ * counted the call), put the instruction back and step it (the step stops
+ * at the next instruction; the probe does not count the call again), put
+ * the UG_BRK back. Counts the stops at the instruction in *@stops.
  */
 static void ug_pt_break_loop(struct __test_metadata *_metadata,
-			     const struct ug_insn *in, pid_t pid, int orig,
+			     const struct ug_insn *in, pid_t pid, long orig,
 			     int calls, int *stops)
 {
-	uintptr_t at = (uintptr_t)in->insn;
-	struct user_regs_struct regs;
+	uintptr_t at = (uintptr_t)in->insn, pc;
+	int status, next = ug_body_index(in->insn) + 1;
 	struct ug_stop st;
-	int status, i, next = -1;
 
-	for (i = 0; i < UG_BODY_INSNS - 1; i++)
-		if (ug_body_insns[i] == in->insn)
-			next = i + 1;
-	ASSERT_LT(0, next);
+	ASSERT_LT(1, next);
+	ASSERT_GT(UG_BODY_INSNS, next);
 	for (*stops = 0; *stops < calls; (*stops)++) {
 		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_EQ(0, ug_pt_stop(pid, status, &st));
 		ASSERT_EQ(SIGTRAP, st.sig);
-		ASSERT_EQ(at + 1, st.ip);
+		ASSERT_EQ(at + UG_BRK_PC, st.ip);
 		EXPECT_EQ(*stops + 1, ut_trace_count(in->ev, pid));
-		EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
-		ASSERT_EQ(0, ug_pt_poke_byte(pid, at, orig));
-		ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
-		regs.rip = at;
-		ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+		EXPECT_EQ(UG_BRK, ug_pt_peek(pid, at));
+		ASSERT_EQ(0, ug_pt_poke(pid, at, orig));
+		ASSERT_EQ(0, ut_tracee_pc(pid, &pc, at));
 		ASSERT_EQ(0, ug_pt_step(pid, &st));
 		EXPECT_EQ(SIGTRAP, st.sig);
 		EXPECT_EQ((uintptr_t)ug_body_insns[next], st.ip);
 		EXPECT_EQ(*stops + 1, ut_trace_count(in->ev, pid));
-		EXPECT_EQ(orig, ug_pt_peek_byte(pid, at));
-		ASSERT_EQ(0, ug_pt_poke_byte(pid, at, UT_TRAP_BYTE));
+		EXPECT_EQ(orig, ug_pt_peek(pid, at));
+		ASSERT_EQ(0, ug_pt_poke(pid, at, UG_BRK));
 	}
 }
 
 /*
- * A tracer's int3 written over the probed instruction (PTRACE_POKETEXT)
- * stops the child at each call, ptrace and /proc/PID/mem read the
- * instruction there (or the tracer's int3), the probe counts each call
- * once, and the int3 stays when the probe goes. Stock 6.1 reads the
- * probe's int3 as the instruction.
+ * A tracer's breakpoint written over the probed instruction
+ * (PTRACE_POKETEXT) stops the child at each call, ptrace and /proc/PID/mem
+ * read the instruction there (or the tracer's breakpoint), the probe
+ * counts each call once, and the breakpoint stays when the probe goes.
+ * Stock 6.1 reads the probe's breakpoint as the instruction.
  */
 TEST_F_TIMEOUT(gdb_insn, ptrace_break_over_probe, UG_TIMEOUT)
 {
-	uintptr_t at = (uintptr_t)variant->in.insn;
+	uintptr_t at = (uintptr_t)variant->in.insn, pc;
 	struct ug_ctx *c = &self->c;
-	int orig = UT_READ_ONCE(*(unsigned char *)variant->in.insn);
-	struct user_regs_struct regs;
+	long orig = ug_word(variant->in.insn);
 	int status, extra, stops;
 	struct ug_stop st;
 	pid_t pid;
 
-	if (ug_start(_metadata, c, false))
+	if (ug_insn_start(_metadata, c, &variant->in, false))
 		return;
 	ASSERT_EQ(0, ug_probe(c, ut_self_exe(), variant->in.sym,
 			      variant->in.ev));
 	pid = ug_pt_child(c, ug_body, ug_body_sum(UG_PT_CALLS));
 	ASSERT_LT(0, pid);
 	if (ut_impl_is_stock()) {
-		EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
-		UT_STOCK_FAILS("a tracer reads the probe's int3 at the %s",
+		EXPECT_EQ(UG_PROBE_BP, ug_pt_peek(pid, at));
+		UT_STOCK_FAILS("a tracer reads the probe's breakpoint at the %s",
 			       variant->in.ev);
 		return;
 	}
-	EXPECT_EQ(orig, ug_pt_peek_byte(pid, at));
-	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, UT_TRAP_BYTE));
+	EXPECT_EQ(orig, ug_pt_peek(pid, at));
+	ASSERT_EQ(0, ug_pt_poke(pid, at, UG_BRK));
 	ug_pt_break_loop(_metadata, &variant->in, pid, orig, UG_PT_CALLS - 1,
 			 &stops);
-	/* the probe goes: the tracer's int3 is still there, then taken out */
+	/* the probe goes: the tracer's breakpoint is still there, then taken out */
 	ASSERT_EQ(0, ut_event_enable(c->grp, variant->in.ev, false));
-	EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
+	EXPECT_EQ(UG_BRK, ug_pt_peek(pid, at));
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, ug_pt_stop(pid, status, &st));
 	EXPECT_EQ(SIGTRAP, st.sig);
-	ASSERT_EQ(at + 1, st.ip);
-	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, orig));
-	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
-	regs.rip = at;
-	ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, 0, &regs));
+	ASSERT_EQ(at + UG_BRK_PC, st.ip);
+	ASSERT_EQ(0, ug_pt_poke(pid, at, orig));
+	ASSERT_EQ(0, ut_tracee_pc(pid, &pc, at));
 	status = ug_pt_finish(c, pid, &extra);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("child status %#x", status);
@@ -896,39 +1171,41 @@ TEST_F_TIMEOUT(gdb_insn, ptrace_break_over_probe, UG_TIMEOUT)
 }
 
 /*
- * A tracer's int3 written before the probe is enabled stays the tracer's:
- * it stops the child first, then the probe counts every call once. Stock
- * 6.1 takes the tracer's int3 for the probe's and never stops the child.
+ * A tracer's breakpoint written before the probe is enabled stays the
+ * tracer's: it stops the child first, then the probe counts every call
+ * once. Stock 6.1 takes the tracer's int3 for the probe's, or writes its
+ * own BRK over the tracer's (arm64), and never stops the child.
  */
 TEST_F_TIMEOUT(gdb_insn, ptrace_break_then_probe, UG_TIMEOUT)
 {
 	uintptr_t at = (uintptr_t)variant->in.insn;
 	struct ug_ctx *c = &self->c;
-	int orig = UT_READ_ONCE(*(unsigned char *)variant->in.insn);
+	long orig = ug_word(variant->in.insn);
 	int status, extra, stops;
 	pid_t pid;
 
-	if (ug_start(_metadata, c, false))
+	if (ug_insn_start(_metadata, c, &variant->in, false))
 		return;
 	pid = ug_pt_child(c, ug_body, ug_body_sum(UG_PT_CALLS));
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(orig, ug_pt_peek_byte(pid, at));
-	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, UT_TRAP_BYTE));
+	EXPECT_EQ(orig, ug_pt_peek(pid, at));
+	ASSERT_EQ(0, ug_pt_poke(pid, at, UG_BRK));
 	ASSERT_EQ(0, ug_probe(c, ut_self_exe(), variant->in.sym,
 			      variant->in.ev));
-	EXPECT_EQ(UT_TRAP_BYTE, ug_pt_peek_byte(pid, at));
+	EXPECT_EQ(ut_impl_is_stock() ? UG_PROBE_BP : UG_BRK,
+		  ug_pt_peek(pid, at));
 	if (ut_impl_is_stock()) {
 		/* the child runs through: the probe took the int3 */
 		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
 		c->pid = -1;
-		UT_STOCK_FAILS("a tracer's int3 at the %s never stops the child",
+		UT_STOCK_FAILS("a tracer's breakpoint at the %s never stops the child",
 			       variant->in.ev);
 		return;
 	}
 	ug_pt_break_loop(_metadata, &variant->in, pid, orig, 1, &stops);
-	ASSERT_EQ(0, ug_pt_poke_byte(pid, at, orig));
+	ASSERT_EQ(0, ug_pt_poke(pid, at, orig));
 	status = ug_pt_finish(c, pid, &extra);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("child status %#x", status);
@@ -984,6 +1261,8 @@ TEST_F_TIMEOUT(gdb_ret, gdb_break_ret_and_caller, UG_TIMEOUT)
 	int status, i;
 	pid_t pid;
 
+	if (ug_stock_warns(_metadata))
+		return;
 	if (ug_start(_metadata, c, true))
 		return;
 	ASSERT_EQ(0, ug_retprobe(c, target));
@@ -992,14 +1271,14 @@ TEST_F_TIMEOUT(gdb_ret, gdb_break_ret_and_caller, UG_TIMEOUT)
 			"commands\n"
 			"silent\n"
 			"printf \"@@retpc %%ld\\n\", (long)$pc - (long)&ug_body\n"
-			"printf \"@@ret %%ld\\n\", (long)$rax\n"
+			"printf \"@@ret %%ld\\n\", (long)" UG_GDB_RET "\n"
 			"continue\n"
 			"end\n"
 			"break *ug_caller_ret\n"
 			"commands\n"
 			"silent\n"
 			"printf \"@@callerpc %%ld\\n\", (long)$pc - (long)&ug_body\n"
-			"printf \"@@caller %%ld\\n\", (long)$rax\n"
+			"printf \"@@caller %%ld\\n\", (long)" UG_GDB_RET "\n"
 			"continue\n"
 			"end\n"
 			"run\n");
@@ -1039,6 +1318,8 @@ TEST_F_TIMEOUT(gdb_ret, gdb_bt_at_caller, UG_TIMEOUT)
 	/* a smoke run keeps gdb_break_ret_and_caller */
 	if (ut_heavy_client(_metadata))
 		return;
+	if (ug_stock_warns(_metadata))
+		return;
 	if (ug_start(_metadata, c, true))
 		return;
 	ASSERT_EQ(0, ug_retprobe(c, target));
@@ -1046,7 +1327,7 @@ TEST_F_TIMEOUT(gdb_ret, gdb_bt_at_caller, UG_TIMEOUT)
 			"break *ug_caller\n"
 			"commands\n"
 			"silent\n"
-			"printf \"@@ra %%ld\\n\", *(long *)$sp\n"
+			"printf \"@@ra %%ld\\n\", (long)" UG_GDB_RA "\n"
 			"continue\n"
 			"end\n"
 			"break *ug_caller_ret\n"
@@ -1173,6 +1454,8 @@ TEST_F_TIMEOUT(gdb_ret, gdb_stepi_ret, UG_TIMEOUT)
 	/* a smoke run keeps gdb_break_ret_and_caller */
 	if (ut_heavy_client(_metadata))
 		return;
+	if (ug_stock_warns(_metadata))
+		return;
 	if (ug_start(_metadata, c, true))
 		return;
 	ASSERT_EQ(0, ug_retprobe(c, target));
@@ -1180,7 +1463,7 @@ TEST_F_TIMEOUT(gdb_ret, gdb_stepi_ret, UG_TIMEOUT)
 			"break *ug_body_ret\n"
 			"run\n"
 			"printf \"@@base %%ld\\n\", (long)&ug_body\n"
-			"printf \"@@ra %%ld\\n\", *(long *)$sp\n"
+			"printf \"@@ra %%ld\\n\", (long)" UG_GDB_RA "\n"
 			"stepi\n"
 			"printf \"@@pc %%ld\\n\", (long)$pc\n"
 			"set $lo = (long)&ug_body\n"
@@ -1208,16 +1491,18 @@ TEST_F_TIMEOUT(gdb_ret, gdb_stepi_ret, UG_TIMEOUT)
 }
 
 /*
- * Does the instruction before the stop @st (at @prev) make a system call?
- * A single-step over one reports TRAP_BRKPT on x86, any other TRAP_TRACE.
+ * The si_code of a single-step over the instruction at @prev of @pid:
+ * UG_SYSCALL_CODE over a system call, TRAP_TRACE over any other.
  */
-static bool ug_after_syscall(pid_t pid, uint64_t prev)
+static int ug_step_code(pid_t pid, uint64_t prev)
 {
 	long word;
 
 	errno = 0;
 	word = ptrace(PTRACE_PEEKTEXT, pid, prev, 0);
-	return !errno && (word & 0xffff) == 0x050f;
+	if (!errno && (word & UG_SYSCALL_MASK) == UG_SYSCALL)
+		return UG_SYSCALL_CODE;
+	return TRAP_TRACE;
 }
 
 /*
@@ -1231,27 +1516,27 @@ TEST_F_TIMEOUT(gdb_ret, ptrace_step_ret, UG_TIMEOUT)
 {
 	struct ug_ctx *c = &self->c;
 	struct ug_stop st[UG_MAX_VALS];
-	struct user_regs_struct regs;
 	uint64_t pcs[UG_MAX_VALS], ra, prev;
 	int status, n = 0, extra, code;
+	uintptr_t pc;
 	pid_t pid;
 
+	if (ug_stock_warns(_metadata))
+		return;
 	if (ug_start(_metadata, c, false))
 		return;
 	ASSERT_EQ(0, ug_retprobe(c, ut_self_exe()));
 	pid = ug_pt_child(c, ug_caller, ug_caller_sum(UG_PT_CALLS));
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, ug_pt_run_to(pid, (uintptr_t)ug_body_ret));
-	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
-	errno = 0;
-	ra = ptrace(PTRACE_PEEKDATA, pid, regs.rsp, 0);
-	ASSERT_EQ(0, errno);
-	prev = regs.rip;
+	ASSERT_EQ(0, ug_pt_ra(pid, &ra));
+	ASSERT_EQ(0, ut_tracee_pc(pid, &pc, 0));
+	prev = pc;
 	/* the ret, then the trampoline until back in ug_caller(), then one */
 	do {
 		ASSERT_EQ(0, ug_pt_step(pid, &st[n]));
 		pcs[n] = st[n].ip;
-		code = ug_after_syscall(pid, prev) ? TRAP_BRKPT : TRAP_TRACE;
+		code = ug_step_code(pid, prev);
 		EXPECT_EQ(SIGTRAP, st[n].sig) TH_LOG("stop %d", n);
 		EXPECT_EQ(code, st[n].code) {
 			TH_LOG("stop %d at %#lx: si_code %d", n,

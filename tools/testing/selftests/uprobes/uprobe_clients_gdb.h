@@ -9,6 +9,8 @@
 /* ug_data: ug_body(x) = x + 1 + UG_DATA */
 #define UG_DATA		100
 
+extern long ug_data;
+
 long ug_body(long x);
 long ug_caller(long x);
 extern char ug_nop_insn[], ug_push_insn[], ug_pop_insn[], ug_add_insn[];

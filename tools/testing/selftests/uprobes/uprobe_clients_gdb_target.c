@@ -29,6 +29,9 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	n = atol(argv[2]);
+	/* ug_data's page mapped: an emulated load from it cannot fault */
+	if (UT_READ_ONCE(ug_data) != UG_DATA)
+		return 3;
 	/* on a line of its own, whatever gdb printed before */
 	printf("\n@@pid %d\n", getpid());
 	fflush(stdout);
