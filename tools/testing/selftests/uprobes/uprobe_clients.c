@@ -1206,8 +1206,15 @@ TEST_F_TIMEOUT(clients, bpftrace_profile_ustack_while_probed, 600)
 	hits = ut_profile_hits("mid");
 	if (!ut_stock_lost_hits(_metadata, hits, 5 * n))
 		EXPECT_EQ(5 * n, hits);
+	/*
+	 * Stock 6.1 never shows such a stack whole: a sample through uc_mid
+	 * has the trampoline where its caller should be (-1), or none was
+	 * symbolized (0: seen in the arm64 guest, whose samples in the
+	 * target showed bare addresses only).
+	 */
 	if (ut_impl_is_stock()) {
-		EXPECT_EQ(-1, good_ustacks(_metadata, self->tool.out));
+		EXPECT_GE(0, good_ustacks(_metadata, self->tool.out))
+			TH_LOG("bpftrace: %s", self->tool.out);
 		UT_STOCK_FAILS("the caller of a return-probed frame is the trampoline");
 		return;
 	}
