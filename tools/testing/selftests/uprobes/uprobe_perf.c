@@ -705,8 +705,15 @@ TEST_F(pmu, zombie_leader)
 	close(zl_pipe[ZL_TID][0]);
 	EXPECT_EQ((uint64_t)PMU_WORKER_CALLS, read_count(self->fd[1]));
 	n = read_count(self->fd[0]);
+	/*
+	 * Stock loses the worker's calls only when perf did swap the
+	 * contexts, which this test cannot force: when it did not (seen in
+	 * the arm64 guest), the worker's own inherited event counts them.
+	 */
 	if (ut_impl_is_stock()) {
-		EXPECT_EQ((uint64_t)PMU_LEADER_CALLS, n);
+		EXPECT_TRUE(n == PMU_LEADER_CALLS ||
+			    n == PMU_LEADER_CALLS + PMU_WORKER_CALLS)
+			TH_LOG("counted %llu", (unsigned long long)n);
 		UT_STOCK_FAILS("counted %llu of %d", (unsigned long long)n,
 			       PMU_LEADER_CALLS + PMU_WORKER_CALLS);
 		return;
