@@ -5,9 +5,9 @@
  * trace_uprobe.c defines and deletes the events, registers their probes
  * with the uprobes core and serves the tracefs files; trace_uprobe_hit.c
  * is the hit path and where its records go; trace_uprobe_fetch.c fetches
- * a hit's arguments into a record and gives the records their format. The user interface is
- * described in Documentation/trace/uprobetracer.rst, the core in
- * Documentation/trace/uprobes.rst.
+ * a hit's arguments into a record and gives the records their format.
+ * The user interface is described in Documentation/trace/uprobetracer.rst,
+ * the core in Documentation/trace/uprobes.rst.
  *
  * Objects
  *   struct trace_uprobe	one probe: a file (pinned path), an offset, an
@@ -259,17 +259,6 @@ bool tu_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx,
 int tu_entry_handler(struct uprobe_consumer *uc, struct pt_regs *regs);
 int tu_return_handler(struct uprobe_consumer *uc, unsigned long func,
 		      struct pt_regs *regs);
-
-/* The arguments and the record format: trace_uprobe_fetch.c */
-void tu_prepare_fetch(struct trace_uprobe *tu);
-bool tu_dynamic_size_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			     int limit, int *dsize);
-int tu_fetch_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		    struct uprobe_record *rec, int limit);
-void tu_free_record(struct uprobe_record *rec);
-bool tu_fill_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		    void *entry, struct uprobe_record *rec, int dsize);
-void tu_set_record_format(struct trace_event_call *call);
 #ifdef CONFIG_PERF_EVENTS
 bool tu_perf_wants(struct trace_uprobe *tu, struct mm_struct *mm);
 #else
@@ -279,5 +268,51 @@ static inline bool tu_perf_wants(struct trace_uprobe *tu,
 	return false;
 }
 #endif
+
+/* The arguments and the record format: trace_uprobe_fetch.c */
+void tu_prepare_fetch(struct trace_uprobe *tu);
+bool tu_dynamic_size_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+			     int limit, int *dsize);
+int tu_fetch_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		    struct uprobe_record *rec, int limit);
+void tu_free_record(struct uprobe_record *rec);
+bool tu_fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		      void *entry, int dsize);
+void tu_set_record_format(struct trace_event_call *call);
+
+/**
+ * tu_fill_record - fill a record reserved in an output buffer
+ * @tu: the probe that was hit
+ * @uf: the hit
+ * @entry: the record, tu_record_size(@tu, @dsize) bytes or @rec->size
+ * @rec: a scratch record to copy, or NULL to fetch the arguments straight
+ *	into @entry without a page fault (preemption disabled)
+ * @dsize: with no @rec, the bytes of dynamic data measured for @entry
+ *
+ * Inline: a hit of a probe without arguments, the most common, only
+ * writes the head.
+ *
+ * Return: false when a read needed a page fault: @entry is incomplete, and
+ * the hit must be fetched again with faults allowed (tu_fetch_record()).
+ */
+static __always_inline bool tu_fill_record(struct trace_uprobe *tu,
+					   struct uprobe_fetch *uf,
+					   void *entry,
+					   struct uprobe_record *rec,
+					   int dsize)
+{
+	struct uprobe_record_head *head = entry;
+	int hsize = tu_head_size(tu);
+
+	head->vaddr[0] = uf->vaddr;
+	if (tu_is_ret(tu))
+		head->vaddr[1] = instruction_pointer(uf->regs);
+	if (rec) {
+		memcpy((u8 *)entry + hsize, rec->data + hsize,
+		       rec->size - hsize);
+		return true;
+	}
+	return !tu->tp.nr_args || tu_fetch_nofault(tu, uf, entry, dsize);
+}
 
 #endif /* _TRACE_UPROBE_H */

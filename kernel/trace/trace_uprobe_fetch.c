@@ -25,12 +25,12 @@
 
 /*
  * Set by a read of user memory that failed while page faults were
- * disabled, in fetch_nofault(), which clears it before and tests it after
+ * disabled, in tu_fetch_nofault(), which clears it before and tests it after
  * the fetch; both run with preemption disabled, so on one CPU.
  */
 static DEFINE_PER_CPU(bool, fetch_missed);
 
-/* A user read failed: a miss of fetch_nofault(), or a real fault. */
+/* A user read failed: a miss of tu_fetch_nofault(), or a real fault. */
 static nokprobe_inline void fetch_failed(void)
 {
 	if (pagefault_disabled())
@@ -40,7 +40,7 @@ static nokprobe_inline void fetch_failed(void)
 /*
  * The fetch program runs in the probed task and reads user memory with the
  * ordinary user accessors: with page faults disabled straight into a
- * reserved record (fetch_nofault()), and when that misses a page once more
+ * reserved record (tu_fetch_nofault()), and when that misses a page once more
  * with faults allowed. A read that fails leaves zeroes (fixed-size values)
  * or "(fault)" (strings).
  */
@@ -420,26 +420,24 @@ void tu_free_record(struct uprobe_record *rec)
 		kfree(rec->data);
 }
 
-/* Header of a record: the probed address(es). */
-static void fill_head(struct uprobe_record_head *entry,
-		      struct trace_uprobe *tu, struct uprobe_fetch *uf)
-{
-	entry->vaddr[0] = uf->vaddr;
-	if (tu_is_ret(tu))
-		entry->vaddr[1] = instruction_pointer(uf->regs);
-}
-
-/*
- * Fetch the arguments straight into @data, a tu_record_size(@dsize) bytes
- * record reserved in an output buffer (preemption disabled), without
- * taking a page fault. False when a read needed one: the record is
- * incomplete, and the hit must be fetched again with faults allowed
- * (tu_fetch_record()).
+/**
+ * tu_fetch_nofault - fetch a hit's arguments into a reserved record
+ * @tu: the probe that was hit, with arguments
+ * @uf: the hit
+ * @entry: a record of tu_record_size(@tu, @dsize) bytes reserved in an
+ *	output buffer (preemption disabled), its head filled
+ * @dsize: the bytes of dynamic data measured for @entry
+ *
+ * Reads without taking a page fault.
+ *
+ * Return: false when a read needed one: @entry is incomplete, and the hit
+ * must be fetched again with faults allowed (tu_fetch_record()).
  */
-static bool fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-			  u8 *data, int dsize)
+bool tu_fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
+		      void *entry, int dsize)
 {
 	int hsize = tu_head_size(tu);
+	u8 *data = entry;
 
 	__this_cpu_write(fetch_missed, false);
 	pagefault_disable();
@@ -453,32 +451,6 @@ static bool fetch_nofault(struct trace_uprobe *tu, struct uprobe_fetch *uf,
 	pagefault_enable();
 	return !__this_cpu_read(fetch_missed);
 }
-
-/**
- * tu_fill_record - fill a record reserved in an output buffer
- * @tu: the probe that was hit
- * @uf: the hit
- * @entry: the record, tu_record_size(@tu, @dsize) bytes or @rec->size
- * @rec: a scratch record to copy, or NULL to fetch the arguments straight
- *	into @entry without a page fault (preemption disabled)
- * @dsize: with no @rec, the bytes of dynamic data measured for @entry
- *
- * Return: false when a read needed a page fault: @entry is incomplete, and
- * the hit must be fetched again with faults allowed (tu_fetch_record()).
- */
-bool tu_fill_record(struct trace_uprobe *tu, struct uprobe_fetch *uf,
-		    void *entry, struct uprobe_record *rec, int dsize)
-{
-	int hsize = tu_head_size(tu);
-
-	fill_head(entry, tu, uf);
-	if (!rec)
-		return !tu->tp.nr_args || fetch_nofault(tu, uf, entry, dsize);
-	memcpy((u8 *)entry + hsize, rec->data + hsize, rec->size - hsize);
-	return true;
-}
-
-/* --------------------------------------------------- the record format */
 
 static enum print_line_t print_record(struct trace_iterator *iter,
 				      int flags,
