@@ -6,10 +6,11 @@
  * The process points its stack at a private mapping of a file of its own
  * FUSE mount (a user namespace of uid 65534 and /dev/fuse) whose READ its
  * server never answers, and runs stall_target(), whose first instruction,
- * push %rbp, is probed: the hit's user-memory access (the emulated push,
- * a return probe's read of the return address, or the event's fetch of
- * an argument from that page) then waits in that page fault for as long
- * as the process likes. Meanwhile root disables
+ * push %rbp (arm64: stp x29, x30, [sp, #-16]!), is probed: the hit's
+ * user-memory access (the emulated push or store pair, x86's return probe
+ * reading the return address, or the event's fetch of an argument from
+ * that page) then waits in that page fault for as long as the process
+ * likes. Meanwhile root disables
  * the event, reads uprobe_profile and uprobe_stats, enables and disables
  * another event, and deletes the stalled one: each must return within
  * OP_BOUND_S seconds. Killing the process and its server then ends
@@ -24,7 +25,10 @@
  * and with the fetch, the disable of that very event waits there (under
  * event_mutex). The test expects that stock failure.
  *
- * x86-64 only (the target and the stack switch are x86 assembly).
+ * x86-64 and arm64 (the target and the stack switch are assembly). An
+ * arm64 return probe reads no memory (the return address is in x30): its
+ * variant stalls in the store pair run out of line, as the entry probe's
+ * on stock 6.1, which steps that instruction.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +50,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "uprobe_targets.h"
 #include "uprobe_util.h"
 
 #define PAGE		4096UL
@@ -57,6 +62,18 @@
 #define OP_BOUND_S	10		/* root's operations: seconds each */
 #define OP_RELEASE_S	20		/* seconds after the kill */
 #define OP_ALARM_S	120		/* an operation's child dies after */
+
+#if defined(__x86_64__)
+/*
+ * CALL_TOP, JUMP_SP: from the end of the file's pages, the stack pointer
+ * stall_call() and stall_jump() get, so that the first access to the last
+ * page is the probed push (the call's return address lands above it), or
+ * for the jump, the return address at [sp].
+ */
+#define CALL_TOP	8
+#define JUMP_SP		(-8)
+/* stock 6.1 emulates the push: its fault is the hit's */
+#define STOCK_STEPS_TARGET	false
 
 /* the probed function: push %rbp first */
 __attribute__((naked)) noipa __used void stall_target(void)
@@ -88,6 +105,48 @@ __attribute__((naked)) noipa __used void stall_jump(void *sp)
 	asm volatile("mov %rdi, %rsp\n\t"
 		     "jmp stall_target");
 }
+#elif defined(__aarch64__)
+/* sp stays 16-byte aligned; the probed store pair writes below it */
+#define CALL_TOP	0
+#define JUMP_SP		0
+/* stock 6.1 steps the store pair out of line: its fault is the program's */
+#define STOCK_STEPS_TARGET	true
+
+/*
+ * In top-level assembly (gcc has no naked functions on arm64):
+ * stall_target(), the probed function, a store pair of the frame record
+ * first; stall_call(@top), which calls stall_target() with sp = @top (x0)
+ * and comes back; stall_jump(@sp), which jumps to stall_target() with
+ * sp = @sp and never comes back (the process is killed meanwhile);
+ * prototypes in uprobe_targets.h.
+ */
+asm(".text\n"
+	".globl stall_target\n"
+	".type stall_target, %function\n"
+	"stall_target:\n"
+	"\tstp x29, x30, [sp, #-16]!\n"
+	"\tmov x29, sp\n"
+	"\tldp x29, x30, [sp], #16\n"
+	"\tret\n"
+	".size stall_target, . - stall_target\n"
+	".globl stall_call\n"
+	".type stall_call, %function\n"
+	"stall_call:\n"
+	"\tstp x29, x30, [sp, #-16]!\n"
+	"\tmov x29, sp\n"
+	"\tmov sp, x0\n"
+	"\tbl stall_target\n"
+	"\tmov sp, x29\n"
+	"\tldp x29, x30, [sp], #16\n"
+	"\tret\n"
+	".size stall_call, . - stall_call\n"
+	".globl stall_jump\n"
+	".type stall_jump, %function\n"
+	"stall_jump:\n"
+	"\tmov sp, x0\n"
+	"\tb stall_target\n"
+	".size stall_jump, . - stall_jump\n");
+#endif
 
 /* the function of the other event, which root enables meanwhile */
 noipa int stall_other(int x)
@@ -263,7 +322,7 @@ static void fuse_serve(int fd, int note)
  * The stalling process (the server's child, in its namespaces, without
  * the device): stack on the FUSE file, then into stall_target(). An entry
  * probe's emulated push is the first access to the file's last page (the
- * call's return address is in the anonymous page above it); a return
+ * call's return address is in the anonymous page above it); x86's return
  * probe's read of the return address is, when it enters by a jump.
  */
 static void staller(const char *mnt, bool ret_probe)
@@ -286,9 +345,9 @@ static void staller(const char *mnt, bool ret_probe)
 		 MAP_PRIVATE | MAP_FIXED, fd, 0) != area)
 		_exit(12);
 	if (ret_probe)
-		stall_jump(area + FILE_PAGES * PAGE - 8);
+		stall_jump(area + FILE_PAGES * PAGE + JUMP_SP);
 	else
-		stall_call(area + FILE_PAGES * PAGE + 8);
+		stall_call(area + FILE_PAGES * PAGE + CALL_TOP);
 	_exit(13);
 }
 
@@ -543,6 +602,7 @@ static bool in_xol_area(pid_t pid, unsigned long long addr)
  * instruction (the hit waits in the kernel for the page) or, ours, in the
  * XOL area: a hit whose emulated push would fault runs the push from its
  * slot instead, and the fault is then the program's own, in user mode.
+ * Stock 6.1 on arm64 steps the store pair from its slot too.
  */
 static void expect_in_hit(struct __test_metadata *_metadata, pid_t pid)
 {
@@ -561,7 +621,8 @@ static void expect_in_hit(struct __test_metadata *_metadata, pid_t pid)
 	}
 	EXPECT_EQ(-1, nr);
 	EXPECT_TRUE((uintptr_t)stall_target == pc ||
-		    (!ut_impl_is_stock() && in_xol_area(pid, pc))) {
+		    ((!ut_impl_is_stock() || STOCK_STEPS_TARGET) &&
+		     in_xol_area(pid, pc))) {
 		TH_LOG("%s: %s (stall_target at %p)", path, buf, stall_target);
 	}
 	if ((uintptr_t)stall_target != pc)

@@ -127,4 +127,12 @@ long core_getpid(void);
 unsigned long core_pushf(void);
 extern char core_syscall_insn[], core_pushf_insn[];
 
+/*
+ * uprobe_stall's, in that file (x86: naked functions; arm64: top-level
+ * assembly)
+ */
+void stall_target(void);
+void stall_call(void *top);
+void stall_jump(void *sp);
+
 #endif /* UPROBE_TARGETS_H */
