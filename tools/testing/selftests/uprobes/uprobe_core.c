@@ -390,7 +390,12 @@ static void toggle_under_load(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, pthread_join(w[i].th, NULL));
 		EXPECT_EQ(0, w[i].bad);
 	}
-	EXPECT_EQ(0, UT_READ_ONCE(core_sigtrap));
+	/* stock 6.1 on arm64 races: a thread may get the SIGTRAP */
+	if (ut_impl_is_stock() && UT_READ_ONCE(core_sigtrap))
+		UT_STOCK_FAILS("%d SIGTRAP reached the program",
+			       UT_READ_ONCE(core_sigtrap));
+	else
+		EXPECT_EQ(0, UT_READ_ONCE(core_sigtrap));
 	EXPECT_LE(CYCLES, in_window);
 	if (!stock_lost)
 		EXPECT_LE(in_window - CYCLES * NTHR, hits);
