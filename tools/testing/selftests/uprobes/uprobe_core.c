@@ -1904,8 +1904,7 @@ static void own_bp_handler(int sig, siginfo_t *si, void *ucv)
 	own_bp_seen.code = si->si_code;
 	own_bp_seen.addr = (int64_t)((uintptr_t)si->si_addr - bp);
 	own_bp_seen.pc = (int64_t)((uintptr_t)UT_UC_PC(uc) - bp);
-	if ((uintptr_t)UT_UC_PC(uc) == bp)	/* not past it (arm64): step over */
-		UT_UC_PC(uc) += UT_BP_SIZE;
+	ut_uc_skip_bp(uc, bp);
 }
 
 /*

@@ -54,7 +54,7 @@
 
 /*
  * FOREIGN_BP: a breakpoint a debugger writes, UT_BP_SIZE bytes (x86: int3;
- * arm64: BRK #0, gdb's); a SIGTRAP handler steps over it (skip_own_bp()).
+ * arm64: BRK #0, gdb's); a SIGTRAP handler steps over it (ut_uc_skip_bp()).
  * CHANGED_AT, CHANGED_TO: a byte of fm_pure's first instruction that a
  * process changes in its private copy, keeping the function's result for
  * small arguments (x86: its REX.W prefix becomes a nop, "nop; lea
@@ -102,18 +102,6 @@ static void write_code(void *at, const void *code, size_t len)
 {
 	memcpy(at, code, len);
 	__builtin___clear_cache((char *)at, (char *)at + len);
-}
-
-/*
- * After a SIGTRAP of a FOREIGN_BP at @bp: resume after it (x86 reports
- * the pc past it, arm64 at it).
- */
-static void skip_own_bp(void *ucv, uintptr_t bp)
-{
-	ucontext_t *uc = ucv;
-
-	if ((uintptr_t)UT_UC_PC(uc) == bp)
-		UT_UC_PC(uc) += UT_BP_SIZE;
 }
 
 /* Install @fn as the SIGTRAP handler, with its siginfo and ucontext. */
@@ -574,7 +562,7 @@ static uintptr_t spin_bp;
 static void spin_trap(int sig, siginfo_t *si, void *ucv)
 {
 	__atomic_add_fetch(&spin_traps, 1, __ATOMIC_RELAXED);
-	skip_own_bp(ucv, spin_bp);
+	ut_uc_skip_bp(ucv, spin_bp);
 }
 
 static void *spin_fn(void *arg)
@@ -936,7 +924,7 @@ static uintptr_t df_bp;
 static void df_trap(int sig, siginfo_t *si, void *ucv)
 {
 	__atomic_add_fetch(&df_traps, 1, __ATOMIC_RELAXED);
-	skip_own_bp(ucv, df_bp);
+	ut_uc_skip_bp(ucv, df_bp);
 }
 
 /*

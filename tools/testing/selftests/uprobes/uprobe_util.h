@@ -7,6 +7,7 @@
 #ifndef UPROBE_UTIL_H
 #define UPROBE_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,18 @@
 #error "the uprobes selftests know no breakpoint for this architecture"
 #endif
 #define UT_BP_SIZE		(sizeof(UT_BP) - 1)
+/*
+ * In a SIGTRAP handler (SA_SIGINFO, its ucontext @ucv) for a breakpoint of
+ * the program's own at @bp: resume after it (x86 reports the pc past it,
+ * arm64 at it).
+ */
+static inline void ut_uc_skip_bp(void *ucv, uintptr_t bp)
+{
+	ucontext_t *uc = ucv;
+
+	if ((uintptr_t)UT_UC_PC(uc) == bp)
+		UT_UC_PC(uc) += UT_BP_SIZE;
+}
 
 /*
  * Is our probe patched in at @p of this process: the breakpoint, or (x86-64)
