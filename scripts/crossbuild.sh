@@ -72,8 +72,12 @@ build_one() {
 	if ! command -v "${cross}gcc" >/dev/null; then
 		[ "$(id -u)" = 0 ] || die "${cross}gcc missing: apt-get install $pkg"
 		say "installing $pkg"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$pkg" >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$pkg" >/dev/null; } ||
+		# -o DPkg::Lock::Timeout: wait for another harness run's install (harness.sh)
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y \
+			--no-install-recommends "$pkg" >/dev/null 2>&1 ||
+			{ apt-get -o DPkg::Lock::Timeout=1200 update >/dev/null &&
+				DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y \
+					--no-install-recommends "$pkg" >/dev/null; } ||
 			die "apt-get install $pkg failed"
 	fi
 	obj=$B/obj/cross-$impl-$arch

@@ -129,8 +129,11 @@ cmd_deps() {
 	say "installing: ${missing[*]}"
 	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
-		{ apt-get update >/dev/null && apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; } ||
+	# Two harness runs side by side (a series-check beside make check) may install at once:
+	# the second waits for the first's dpkg lock rather than failing.
+	local apt=(apt-get -o DPkg::Lock::Timeout=1200)
+	"${apt[@]}" install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+		{ "${apt[@]}" update >/dev/null && "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >/dev/null; } ||
 		die "apt-get install ${missing[*]} failed"
 }
 
@@ -373,7 +376,7 @@ guest_busybox() {
 	if [ ! -x "$dir/busybox" ]; then
 		mkdir -p "$dir"
 		if ! dpkg --print-foreign-architectures | grep -qx "$ARCH"; then
-			dpkg --add-architecture "$ARCH" && apt-get update >/dev/null
+			dpkg --add-architecture "$ARCH" && apt-get -o DPkg::Lock::Timeout=1200 update >/dev/null
 		fi
 		(cd "$dir" && rm -rf deb ./*.deb && apt-get download "busybox-static:$ARCH" >/dev/null 2>&1 &&
 			dpkg-deb -x busybox-static_*_"$ARCH".deb deb && cp deb/bin/busybox busybox) ||
