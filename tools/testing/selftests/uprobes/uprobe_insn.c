@@ -1401,6 +1401,9 @@ TEST_F(insn, alu_insns_emulated)
 			EXPECT_EQ(ARRAY_SIZE(xs), v[1]) TH_LOG("%s: emulated", names[i]);
 			EXPECT_EQ(0ULL, v[2]) TH_LOG("%s: stepped", names[i]);
 		}
+		/* each in a group of its own: the teardown removes the last */
+		ut_group_cleanup(self->grp);
+		EXPECT_FALSE(ut_uprobe_events_has(self->grp, self->ev));
 	}
 	if (ut_impl_is_stock())
 		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps these");
@@ -1549,6 +1552,9 @@ TEST_F(insn, alu_reg_insns_emulated)
 			EXPECT_EQ(n, v[1]) TH_LOG("%s: emulated", ops[i].name);
 			EXPECT_EQ(0ULL, v[2]) TH_LOG("%s: stepped", ops[i].name);
 		}
+		/* each in a group of its own: the teardown removes the last */
+		ut_group_cleanup(self->grp);
+		EXPECT_FALSE(ut_uprobe_events_has(self->grp, self->ev));
 	}
 	if (ut_impl_is_stock())
 		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps these");
