@@ -114,8 +114,9 @@ PKGS+=" bpftrace bpfcc-tools python3-bpfcc libbpf-dev clang llvm bpftool gdb str
       gcc-i686-linux-gnu libc6-dev-i386-cross"
 [ "$CONFIG" != debian ] || PKGS+=" linux-config-6.1"
 PKGS_arm64="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
-# The clients of a guest of another architecture (guest_root): Debian's own packages for it.
-ROOT_PKGS="bpftrace bpfcc-tools python3-bpfcc gdb stress-ng strace linux-perf libc-bin
+# The clients of a guest of another architecture (guest_root): Debian's own packages for it
+# (binutils: perf's addr2line for the source lines and inlined frames of callchains).
+ROOT_PKGS="bpftrace bpfcc-tools python3-bpfcc gdb stress-ng strace linux-perf binutils libc-bin
       base-passwd dash coreutils xz-utils"
 
 # Install what is missing of the harness's packages, plus any named as arguments.
