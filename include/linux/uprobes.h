@@ -453,7 +453,7 @@ unsigned long arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
 bool arch_uretprobe_is_alive(struct return_instance *ri, enum rp_check ctx,
 			     struct pt_regs *regs);
 int arch_uretprobe_ret_slot(struct return_instance *ri, struct pt_regs *regs,
-			    unsigned long *slot);
+			    unsigned long *lo, unsigned long *hi);
 void arch_uretprobe_fill_trampoline(void *slot);
 unsigned long arch_uretprobe_trampoline(unsigned long slot,
 					struct pt_regs *regs);

@@ -228,18 +228,26 @@ arch_uretprobe_hijack_return_addr(unsigned long trampoline_vaddr,
  * arch_uretprobe_ret_slot - where a pending return's address is in memory
  * @ri: the pending instance; ->stack is the stack pointer at its entry
  * @regs: the user registers now
- * @slot: set to the user address of the word holding our return address
+ * @lo: set to the lowest user address the word may start at
+ * @hi: set to the user address the word ends at, at the highest
  *
- * For an architecture whose calls push the return address, that word is
- * known until the function returns, and a copy of the stack (perf's
- * user stack samples) can show the real one (uprobe_user_stack_fixups()).
- * Called in any context, NMI included: must not sleep, fault or lock.
+ * A copy of the stack (perf's user stack samples) can show the real return
+ * address (uprobe_user_stack_fixups()) where the word holding ours is
+ * known: at @lo if @hi - @lo is the word's size (an architecture whose
+ * calls push it: the stack pointer at the function's entry); else it is
+ * the highest word in [@lo, @hi) that holds our return address (an
+ * architecture whose calls leave it in a register that the function saves
+ * in its own frame, below the stack pointer of its entry: then @lo is the
+ * stack pointer now and @hi is @ri->stack). Called in any context, NMI
+ * included: must not sleep, fault or lock.
  *
  * Return: the word's size, or 0 if the return address is not at a known
- * place in memory (this default: it was in a register at the call).
+ * place in memory (this default: it was in a register at the call, and
+ * where the function keeps it is not known).
  */
 int __weak arch_uretprobe_ret_slot(struct return_instance *ri,
-				   struct pt_regs *regs, unsigned long *slot)
+				   struct pt_regs *regs, unsigned long *lo,
+				   unsigned long *hi)
 {
 	return 0;
 }

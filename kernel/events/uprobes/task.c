@@ -95,6 +95,42 @@ void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
 	}
 }
 
+/*
+ * The user address of the highest @len-byte word in [@lo, @hi) of current's
+ * stack that holds a return address into @tramp (arch_uretprobe_is_return_addr()),
+ * or 0 if none does or the stack cannot be read without a fault. No more
+ * than @hi - @lo bytes are read, with page faults disabled.
+ */
+static unsigned long find_ret_word(unsigned long tramp, unsigned long lo,
+				   unsigned long hi, int len)
+{
+	unsigned long at, n, i;
+	u8 buf[64];
+	u32 ret32;
+	u64 ret64;
+
+	lo = ALIGN(lo, len);
+	hi = ALIGN_DOWN(hi, len);
+	while (hi > lo) {
+		n = min_t(unsigned long, hi - lo, sizeof(buf));
+		at = hi - n;
+		if (copy_from_user_nofault(buf, (void __user *)at, n))
+			return 0;
+		for (i = n; i >= len; i -= len) {
+			if (len == sizeof(ret32)) {
+				memcpy(&ret32, buf + i - len, len);
+				ret64 = ret32;
+			} else {
+				memcpy(&ret64, buf + i - len, len);
+			}
+			if (arch_uretprobe_is_return_addr(tramp, ret64))
+				return at + i - len;
+		}
+		hi = at;
+	}
+	return 0;
+}
+
 /**
  * uprobe_user_stack_fixups - the real return addresses in a user stack copy
  * @regs: current's user registers
@@ -105,13 +141,19 @@ void uprobe_fixup_user_callchain(struct pt_regs *regs, u64 *ips,
  *
  * A copy of current's user stack (perf's PERF_SAMPLE_STACK_USER, which a
  * DWARF unwinder walks later, away from the task) holds our return address
- * wherever a pending return probe replaced one in memory
- * (arch_uretprobe_ret_slot()). For each such word in [@sp, @sp + @size) of
- * a live instance, newest first as for uprobe_fixup_user_callchain(), this
- * gives the bytes the copy should hold instead: the real return address.
+ * wherever a pending return probe replaced one that is in memory. For each
+ * live instance, newest first as for uprobe_fixup_user_callchain(), the
+ * architecture says where that word is (arch_uretprobe_ret_slot()): at a
+ * known address, or somewhere in a range of the instance's frame, where
+ * the highest word holding our return address is it. Each range starts
+ * above the newer instances' words and frames, so that no word is given
+ * two instances' addresses. This gives the bytes the copy should hold
+ * there instead: the real return address.
  *
  * Runs in any context, NMI included, on current (see
- * uprobe_fixup_user_callchain()).
+ * uprobe_fixup_user_callchain()); reads at most @size bytes of the stack,
+ * with page faults disabled, and only where a range holds more than one
+ * word.
  *
  * Return: how many of @fix were filled.
  */
@@ -120,25 +162,40 @@ int uprobe_user_stack_fixups(struct pt_regs *regs, unsigned long sp,
 			     int max)
 {
 	struct uprobe_task *utask = READ_ONCE(current->utask);
-	unsigned long slot, next = sp;
+	unsigned long lo, hi, slot, next = sp, end = sp + size;
 	struct return_instance *ri;
 	unsigned int steps = 0;
+	struct xol_area *area;
 	int nr = 0, len;
+	bool exact;
 	u32 ret32;
 	u64 ret64;
 
-	if (!utask || !current->mm)
+	if (!utask || !current->mm || end < sp)
 		return 0;
+	area = xol_area_of(current->mm);
 	for (ri = READ_ONCE(utask->return_instances);
 	     ri && nr < max && ++steps <= UPROBE_MAX_RETURN_DEPTH;
 	     ri = READ_ONCE(ri->next)) {
 		if (!arch_uretprobe_is_alive(ri, RP_CHECK_CHAIN_CALL, regs))
 			continue;
-		len = arch_uretprobe_ret_slot(ri, regs, &slot);
-		/* in order, once per slot (a chain of tail calls shares one) */
-		if ((len != sizeof(ret32) && len != sizeof(ret64)) ||
-		    slot < next || slot - sp > size || size - (slot - sp) < len)
-			continue;
+		len = arch_uretprobe_ret_slot(ri, regs, &lo, &hi);
+		if (len != sizeof(ret32) && len != sizeof(ret64))
+			goto older;
+		exact = hi > lo && hi - lo == len;
+		/* in order, once per word (a chain of tail calls shares one) */
+		lo = max(lo, next);
+		hi = min(hi, end);
+		if (hi < lo || hi - lo < len)
+			goto older;
+		if (exact)
+			slot = lo;
+		else if (area)
+			slot = find_ret_word(trampoline_vaddr(area), lo, hi, len);
+		else
+			slot = 0;
+		if (!slot)
+			goto older;
 		fix[nr].addr = slot;
 		fix[nr].size = len;
 		ret32 = ri->orig_ret;
@@ -149,6 +206,9 @@ int uprobe_user_stack_fixups(struct pt_regs *regs, unsigned long sp,
 			memcpy(fix[nr].bytes, &ret64, len);
 		next = slot + len;
 		nr++;
+older:
+		/* an older instance's frame is above this one's entry */
+		next = max(next, ri->stack);
 	}
 	return nr;
 }

@@ -315,7 +315,8 @@ static unsigned int aup_ret_size(struct pt_regs *regs)
  * arch_uretprobe_ret_slot - where a pending return's address is in memory
  * @ri: the pending instance
  * @regs: current's user registers
- * @slot: set to the return address's user address
+ * @lo: set to the return address's user address
+ * @hi: set to where it ends
  *
  * A call pushes the return address: it is at the stack pointer of the
  * function's entry, 8 bytes in 64-bit code and 4 in 32-bit code.
@@ -323,10 +324,13 @@ static unsigned int aup_ret_size(struct pt_regs *regs)
  * Return: its size, 0 for an odd mode.
  */
 int arch_uretprobe_ret_slot(struct return_instance *ri, struct pt_regs *regs,
-			    unsigned long *slot)
+			    unsigned long *lo, unsigned long *hi)
 {
-	*slot = ri->stack;
-	return aup_ret_size(regs);
+	unsigned int len = aup_ret_size(regs);
+
+	*lo = ri->stack;
+	*hi = ri->stack + len;
+	return len;
 }
 
 /**
