@@ -282,6 +282,15 @@ struct map_entry {
 #define XOL_AREA_BYTES		(XOL_MAX_PAGES * PAGE_SIZE)
 /* Slot 0 holds the return-probe trampoline (arch_uretprobe_fill_trampoline()). */
 #define XOL_TRAMPOLINE_SLOT	0
+/*
+ * An architecture whose jump back from a boosted copy has a limited reach
+ * (a branch with an immediate offset) defines UPROBE_XOL_REACH in
+ * <asm/uprobes.h>: an mm's area is then mapped, where there is room,
+ * within that distance of the code of the hit that maps it. 0: anywhere.
+ */
+#ifndef UPROBE_XOL_REACH
+#define UPROBE_XOL_REACH	0UL
+#endif
 /* Return stubs an mm can use at once: one page of table slots. */
 #define UPROBE_RETURN_STUBS	(PAGE_SIZE / sizeof(unsigned long))
 
@@ -547,14 +556,16 @@ static inline unsigned long trampoline_vaddr(struct xol_area *area)
 	return area ? slot_vaddr(area, XOL_TRAMPOLINE_SLOT) : 0;
 }
 
-struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr);
+struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr,
+			      unsigned long near);
 
-/* The mm's XOL area, mapped on first use. */
-static inline struct xol_area *get_xol_area(struct mm_struct *mm)
+/* The mm's XOL area, mapped on first use, near @near if it can (a hit's ip). */
+static inline struct xol_area *get_xol_area(struct mm_struct *mm,
+					    unsigned long near)
 {
 	struct xol_area *area = xol_area_of(mm);
 
-	return area ? area : map_xol_area(mm, 0);
+	return area ? area : map_xol_area(mm, 0, near);
 }
 
 unsigned long *alloc_return_table(struct xol_area *area);

@@ -176,7 +176,8 @@ bool prepare_return(struct uprobe *uprobe, struct pt_regs *regs,
 		    struct uprobe_task *utask, bool nowait)
 {
 	struct mm_struct *mm = current->mm;
-	struct xol_area *area = nowait ? xol_area_of(mm) : get_xol_area(mm);
+	struct xol_area *area = nowait ? xol_area_of(mm) :
+				 get_xol_area(mm, instruction_pointer(regs));
 	unsigned long ret, old, orig, *slot = NULL;
 	unsigned long frame = user_stack_pointer(regs);
 	struct stack_span span = { .nowait = nowait };

@@ -318,7 +318,7 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 	area = xol_area_of(current->mm);
 	if (!area || dup_return_instances(t, utask))
 		goto notice;
-	child = map_xol_area(t->mm, area->vaddr);
+	child = map_xol_area(t->mm, area->vaddr, 0);
 	if (IS_ERR(child))
 		goto notice;
 	if (dup_return_table(area, child, t->utask))

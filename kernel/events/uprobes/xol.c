@@ -138,14 +138,45 @@ static unsigned long mmap_top(struct mm_struct *mm)
 }
 
 /*
- * Where a new XOL area of @len bytes goes in current's @mm: at the top of
- * current's address space if that is free (above the stack), else at the
- * highest room below mmap_top(). The second search is done here: from a
- * breakpoint trap, get_unmapped_area() may search the range of another
- * ABI than current's (one picked by the system call in progress), and
- * fail. Caller holds @mm's mmap_lock for writing.
+ * Room for @len bytes within UPROBE_XOL_REACH of @near, at most @top: the
+ * closest below @near's page, else the closest above it; an error value
+ * if there is none.
  */
-static unsigned long xol_area_vaddr(struct mm_struct *mm, unsigned long len)
+static unsigned long xol_area_near(unsigned long near, unsigned long len,
+				   unsigned long top)
+{
+	unsigned long bottom = max_t(unsigned long, PAGE_SIZE, mmap_min_addr);
+	unsigned long reach = UPROBE_XOL_REACH - PAGE_SIZE;
+	struct vm_unmapped_area_info info = { .length = len };
+	unsigned long addr;
+
+	near &= PAGE_MASK;
+	if (near >= top || reach < len)
+		return -ENOMEM;
+	info.flags = VM_UNMAPPED_AREA_TOPDOWN;
+	info.low_limit = near > bottom + reach ? near - reach : bottom;
+	info.high_limit = near;
+	addr = vm_unmapped_area(&info);
+	if (!IS_ERR_VALUE(addr))
+		return addr;
+	info.flags = 0;
+	info.low_limit = near + PAGE_SIZE;
+	info.high_limit = min(top, near + reach);
+	return vm_unmapped_area(&info);
+}
+
+/*
+ * Where a new XOL area of @len bytes goes in current's @mm: within the
+ * reach of @near (xol_area_near()) for an architecture whose jump back
+ * has one, else at the top of current's address space if that is free
+ * (above the stack), else at the highest room below mmap_top(). The
+ * searches are done here: from a breakpoint trap, get_unmapped_area() may
+ * search the range of another ABI than current's (one picked by the
+ * system call in progress), and fail. Caller holds @mm's mmap_lock for
+ * writing.
+ */
+static unsigned long xol_area_vaddr(struct mm_struct *mm, unsigned long len,
+				    unsigned long near)
 {
 	struct vm_unmapped_area_info info = {
 		.flags = VM_UNMAPPED_AREA_TOPDOWN,
@@ -156,6 +187,11 @@ static unsigned long xol_area_vaddr(struct mm_struct *mm, unsigned long len)
 	unsigned long addr;
 
 	mmap_assert_write_locked(mm);
+	if (UPROBE_XOL_REACH && near) {
+		addr = xol_area_near(near, len, mmap_top(mm));
+		if (!IS_ERR_VALUE(addr))
+			return addr;
+	}
 	addr = get_unmapped_area(NULL, TASK_SIZE - len, len, 0, 0);
 	if (!IS_ERR_VALUE(addr))
 		return addr;
@@ -164,10 +200,11 @@ static unsigned long xol_area_vaddr(struct mm_struct *mm, unsigned long len)
 
 /*
  * Map a new XOL area into current's @mm, at @addr if non-zero, else where
- * xol_area_vaddr() finds room; returns @mm's area (another thread may
- * have been first).
+ * xol_area_vaddr() finds room (near @near, a hit's ip, or 0); returns
+ * @mm's area (another thread may have been first).
  */
-struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
+struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr,
+			      unsigned long near)
 {
 	u8 trampoline[UPROBE_XOL_SLOT_BYTES] = {};
 	unsigned long len = XOL_AREA_BYTES;
@@ -195,7 +232,7 @@ struct xol_area *map_xol_area(struct mm_struct *mm, unsigned long addr)
 		return other;
 	}
 	if (!addr)
-		addr = xol_area_vaddr(mm, len);
+		addr = xol_area_vaddr(mm, len, near);
 	if (IS_ERR_VALUE(addr)) {
 		err = addr;
 		goto unlock;
@@ -442,7 +479,7 @@ unsigned long get_slot(struct mm_struct *mm, struct uprobe *uprobe,
 		       unsigned long vaddr, unsigned int *slot,
 			      bool *wait)
 {
-	struct xol_area *area = get_xol_area(mm);
+	struct xol_area *area = get_xol_area(mm, vaddr);
 
 	*wait = false;
 	if (IS_ERR(area))
