@@ -18,7 +18,7 @@
  * 6.1. A literal load (ldr, ldrsw, prfm from a pc-relative address),
  * which cannot run from a slot as it is, is emulated too, and its copy in
  * the slot loads through its destination register instead, set to the
- * literal's address before the step (arch_uprobe_fill_slot(),
+ * literal's address before the step (a64_uprobe_slot_insn(),
  * a64_uprobe_pre_xol()). No lock: the state is the probe's decoded
  * instruction, read-only after registration, and the static key.
  *
@@ -298,7 +298,7 @@ bool a64_uprobe_emulates(u32 insn)
 		return a64_regoff_ok(insn);
 	if (aarch64_insn_is_hint(insn))
 		return a64_hint_is_nop(insn);
-	/* a literal load into xzr cannot run from a slot (see fill_slot) */
+	/* xzr: no copy can load through it (a64_uprobe_slot_insn()) */
 	if (a64_is_ldr_lit(insn))
 		return A64_LIT_OPC(insn) == A64_LIT_PRFM ||
 		       a64_rt(insn) != A64_SP_OR_ZR;
@@ -631,24 +631,18 @@ static const u32 a64_lit_from_reg[] = {
 };
 
 /**
- * arch_uprobe_fill_slot - what an XOL slot holds for a probe, on arm64
- * @auprobe: the decoded probe
- * @slot: UPROBE_XOL_SLOT_BYTES to fill
- * @slot_vaddr: where the slot is mapped
- * @vaddr: the probed address
+ * a64_uprobe_slot_insn - the copy of a probed instruction that runs out of line
+ * @insn: the probed instruction, in CPU order
  *
- * The probed instruction, but for a literal load, which reads relative to
+ * The instruction itself, but for a literal load, which reads relative to
  * the pc and so cannot run elsewhere: its copy loads from the address in
  * its own destination register instead, which a64_uprobe_pre_xol() sets
  * to the literal's address before the step.
  *
- * Return: the bytes filled.
+ * Return: the copy, in CPU order.
  */
-int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
-			  unsigned long slot_vaddr, unsigned long vaddr)
+u32 a64_uprobe_slot_insn(u32 insn)
 {
-	u32 insn = le32_to_cpu(auprobe->ixol);
-
 	if (a64_is_ldr_lit(insn)) {
 		u32 rt = a64_rt(insn);
 
@@ -656,8 +650,7 @@ int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
 		if (!aarch64_insn_is_hint(insn))
 			insn |= rt << 5 | rt;
 	}
-	*(__le32 *)slot = cpu_to_le32(insn);
-	return AARCH64_INSN_SIZE;
+	return insn;
 }
 
 /**
@@ -666,7 +659,7 @@ int arch_uprobe_fill_slot(struct arch_uprobe *auprobe, void *slot,
  * @regs: the user registers
  * @vaddr: the probed address
  *
- * A literal load's copy (see arch_uprobe_fill_slot()) finds the literal's
+ * A literal load's copy (see a64_uprobe_slot_insn()) finds the literal's
  * address in its destination register, which the load then overwrites.
  */
 void a64_uprobe_pre_xol(u32 insn, struct pt_regs *regs, unsigned long vaddr)

@@ -12,6 +12,7 @@ struct pt_regs;
 
 bool a64_uprobe_emulates(u32 insn);
 bool a64_uprobe_emulate(u32 insn, struct pt_regs *regs);
+u32 a64_uprobe_slot_insn(u32 insn);
 void a64_uprobe_pre_xol(u32 insn, struct pt_regs *regs, unsigned long vaddr);
 
 #endif /* _ARM64_KERNEL_UPROBES_EMULATE_H */

@@ -1208,8 +1208,8 @@ static void *storm_fn(void *arg)
 /*
  * #18: a SIGUSR1 storm from another thread while a probed instruction is
  * run at least 1000 times (until 50 signals were handled): results right
- * and the hit count exactly the number of calls (stepped out of line on
- * ours too: insn.rip_add_signal_storm).
+ * and the hit count exactly the number of calls (run out of line on
+ * ours too: insn.signal_storm_out_of_line).
  */
 TEST_F(fm, signal_storm)
 {

@@ -37,13 +37,11 @@
  * FE_STACK0: what $stack0 reads at fe_stack_callee's entry: the return
  * address that x86's call pushed; arm64's bl leaves that in x30, and
  * fe_stack stored 0x7c7c there;
- * FE_BOOSTS: whether an instruction run out of line whose copy needs no
- * fix-up is boosted (x86) or stepped (arm64, which does not boost): which
- * column of uprobe_stats counts its hits;
  * FE_NOP_BASE: whether the nop is in the base set that uprobes.emulate=0
  * keeps emulated (x86's 0x90; arm64's base set is the branches and
- * adr/adrp, and 6.1 steps its nop);
- * FE_NO_BOOST: why a test of boosting is skipped (arm64).
+ * adr/adrp: its nop then runs out of line, boosted; 6.1 steps it);
+ * FE_NO_BOOST: why the test of boosting a pc-relative load is skipped
+ * (arm64 steps it).
  */
 #if defined(__x86_64__)
 #define FE_ARG2		"%dx"
@@ -51,7 +49,6 @@
 #define FE_ARG4		"%r8"
 #define FE_ARG5		"%r9"
 #define FE_STACK0	((unsigned long)fa.stack_ret)
-#define FE_BOOSTS	1
 #define FE_NOP_BASE	1
 #elif defined(__aarch64__)
 #define FE_ARG2		"%x2"
@@ -59,9 +56,8 @@
 #define FE_ARG4		"%x4"
 #define FE_ARG5		"%x5"
 #define FE_STACK0	0x7c7cUL
-#define FE_BOOSTS	0
 #define FE_NOP_BASE	0
-#define FE_NO_BOOST	"x86-64 only: arm64 does not boost, it steps every copy run out of line"
+#define FE_NO_BOOST	"x86-64 only: arm64 steps a literal load's copy, which needs its register set first"
 #endif
 
 /* ---- probe targets ---- */
@@ -1567,14 +1563,14 @@ TEST_F(fe, stats_emulated_nop)
 		     self_off("fe_nop_insn"), 7, 7, 0, 0);
 }
 
-/* A probe on add $1,%rax hit N times: HITS=N BOOSTED=N (no step trap). */
+/*
+ * A probe on add $1,%rax (arm64: an add with an extended register, which
+ * is not emulated) hit N times: HITS=N BOOSTED=N (no step trap).
+ */
 TEST_F(fe, stats_boosted_add)
 {
 	int i;
 
-#if defined(__aarch64__)
-	SKIP(return, FE_NO_BOOST);
-#endif
 	if (START("fe_sts"))
 		return;
 	ASSERT_EQ(0, trace_sym("p", self->grp, "fe_sts_e", "fe_add_insn",
@@ -1621,7 +1617,6 @@ TEST_F(fe, stats_boosted_riprel_add)
 	expect_stats(_metadata, self->grp, "fe_str_e", ut_self_exe(),
 		     self_off("fe_ripadd_insn"), 6, 0, 0, 6);
 #else
-	/* arm64's literal load (fe_ripadd_insn) needs no scratch register */
 	SKIP(return, FE_NO_BOOST);
 #endif
 }
@@ -1652,8 +1647,7 @@ TEST_F(fe, stats_stepped_add_without_boost)
 
 /*
  * With uprobes.emulate=0 a mov between registers hit N times is HITS=N
- * BOOSTED=N (arm64, which does not boost: STEPPED=N), its result exact
- * (stock: no parameter, no stats).
+ * BOOSTED=N, its result exact (stock: no parameter, no stats).
  */
 TEST_F(fe, stats_boosted_mov_without_emulation)
 {
@@ -1674,14 +1668,13 @@ TEST_F(fe, stats_boosted_mov_without_emulation)
 	EXPECT_EQ(0, ut_emulate(was));
 	EXPECT_EQ(6, ut_profile_hits("fe_sme_e"));
 	expect_stats(_metadata, self->grp, "fe_sme_e", ut_self_exe(),
-		     self_off("fe_pass"), 6, 0, FE_BOOSTS ? 0 : 6,
-		     FE_BOOSTS ? 6 : 0);
+		     self_off("fe_pass"), 6, 0, 0, 6);
 }
 
 /*
  * With uprobes.emulate=0 a one-byte nop hit N times is still HITS=N
  * EMULATED=N: the base set stays emulated (arm64, whose base set has no
- * nop: STEPPED=N, as 6.1 steps it; stock: no parameter).
+ * nop: BOOSTED=N, where 6.1 steps it; stock: no parameter).
  */
 TEST_F(fe, stats_emulated_nop_without_emulation)
 {
@@ -1700,8 +1693,8 @@ TEST_F(fe, stats_emulated_nop_without_emulation)
 	EXPECT_EQ(0, ut_emulate(was));
 	EXPECT_EQ(7, ut_profile_hits("fe_sne_e"));
 	expect_stats(_metadata, self->grp, "fe_sne_e", ut_self_exe(),
-		     self_off("fe_nop_insn"), 7, FE_NOP_BASE ? 7 : 0,
-		     FE_NOP_BASE ? 0 : 7, 0);
+		     self_off("fe_nop_insn"), 7, FE_NOP_BASE ? 7 : 0, 0,
+		     FE_NOP_BASE ? 0 : 7);
 }
 
 /* Deleting an event removes its uprobe_stats line. */
@@ -1723,8 +1716,8 @@ TEST_F(fe, stats_delete_removes_line)
 }
 
 /*
- * An event with two probes has one uprobe_stats line for each (the add's
- * hits boosted, on arm64 stepped).
+ * An event with two probes has one uprobe_stats line for each (the nop's
+ * hits emulated, the add's boosted).
  */
 TEST_F(fe, stats_two_probes)
 {
@@ -1745,8 +1738,7 @@ TEST_F(fe, stats_two_probes)
 	expect_stats(_metadata, self->grp, "fe_st2_e", ut_self_exe(),
 		     self_off("fe_nop_insn"), 3, 3, 0, 0);
 	expect_stats(_metadata, self->grp, "fe_st2_e", ut_self_exe(),
-		     self_off("fe_add_insn"), 5, 0, FE_BOOSTS ? 0 : 5,
-		     FE_BOOSTS ? 5 : 0);
+		     self_off("fe_add_insn"), 5, 0, 0, 5);
 }
 
 /* ---- 7. large fetches at return probes ---- */

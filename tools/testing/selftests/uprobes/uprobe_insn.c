@@ -14,6 +14,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <linux/hw_breakpoint.h>
@@ -875,6 +876,89 @@ TEST_F(insn, ptrace_breakpoint_over_probe)
 	EXPECT_EQ(1, hits);
 }
 
+/*
+ * The signal storm of signal_storm_out_of_line, on a probed instruction
+ * that runs out of line: x86-64's RIP-relative add (with a scratch
+ * register), arm64's add of an extended register (with a branch back).
+ */
+#if defined(__x86_64__)
+#define STORM_INSN	"rip_add"
+static bool storm_call(long i)
+{
+	return ui_rip_add(i) == 2 * i + 1000 + 8;
+}
+#else
+#define STORM_INSN	"add"
+static bool storm_call(long i)
+{
+	return ui_add(i, 1000) == i + 1000;
+}
+#endif
+
+static int storm_stop;
+static long storm_signals, storm_in_xol;
+static unsigned long storm_xol_lo, storm_xol_hi;
+
+static void storm_sig(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned long ip = UT_UC_PC(uc);
+
+	storm_signals++;
+	if (ip >= storm_xol_lo && ip < storm_xol_hi)
+		storm_in_xol++;
+}
+
+static void *storm_thread(void *arg)
+{
+	pid_t tid = *(pid_t *)arg;
+
+	while (!UT_READ_ONCE(storm_stop))
+		syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
+	return NULL;
+}
+
+/*
+ * A SIGUSR1 storm from another thread while a probed instruction that
+ * runs out of line (STORM_INSN) runs at least 2000 times, until 50
+ * signals were handled: every result right, every call a hit
+ * (uprobe_profile), and no signal frame ever shows the XOL area. The loop
+ * starts once the first signal came, so a storm thread that a loaded host
+ * schedules late does not stretch it to its 200000-call bound.
+ */
+TEST_F_TIMEOUT(insn, signal_storm_out_of_line, 120)
+{
+	struct sigaction sa = { .sa_sigaction = storm_sig,
+				.sa_flags = SA_SIGINFO }, old;
+	long i, bad = 0;
+	pthread_t th;
+	pid_t tid;
+
+	UT_WRITE_ONCE(ui_data, 1000);
+	if (PROBE(STORM_INSN))
+		return;
+	EXPECT_TRUE(storm_call(1));	/* maps the XOL area */
+	storm_xol_lo = xol_area(&storm_xol_hi);
+	ASSERT_NE(0, storm_xol_lo);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, &old));
+	tid = syscall(SYS_gettid);
+	UT_WRITE_ONCE(storm_stop, 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, storm_thread, &tid));
+	while (!UT_READ_ONCE(storm_signals))
+		sched_yield();
+	for (i = 0; i < 2000 ||
+	     (UT_READ_ONCE(storm_signals) < 50 && i < 200000); i++)
+		if (!storm_call(i))
+			bad++;
+	UT_WRITE_ONCE(storm_stop, 1);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	sigaction(SIGUSR1, &old, NULL);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(50, UT_READ_ONCE(storm_signals));
+	EXPECT_EQ(0, storm_in_xol);
+	EXPECT_EQ(i + 1, ut_profile_hits(self->ev));
+}
+
 #if defined(__x86_64__)
 #define X86_TF		0x100UL
 
@@ -930,71 +1014,6 @@ TEST_F(insn, tf_self_step)
 	tf_expect_hits(_metadata, getpid(), 1);
 out:
 	sigaction(SIGTRAP, &old, NULL);
-}
-
-/* the signal storm of rip_add_signal_storm */
-static int storm_stop;
-static long storm_signals, storm_in_xol;
-static unsigned long storm_xol_lo, storm_xol_hi;
-
-static void storm_sig(int sig, siginfo_t *si, void *ucv)
-{
-	ucontext_t *uc = ucv;
-	unsigned long ip = uc->uc_mcontext.gregs[REG_RIP];
-
-	storm_signals++;
-	if (ip >= storm_xol_lo && ip < storm_xol_hi)
-		storm_in_xol++;
-}
-
-static void *storm_thread(void *arg)
-{
-	pid_t tid = *(pid_t *)arg;
-
-	while (!UT_READ_ONCE(storm_stop))
-		syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
-	return NULL;
-}
-
-/*
- * A SIGUSR1 storm from another thread while a probed instruction that is
- * stepped out of line (a RIP-relative add) runs at least 2000 times, until
- * 50 signals were handled: every result right, every call a hit
- * (uprobe_profile), and no signal frame ever shows the XOL area. The loop
- * starts once the first signal came, so a storm thread that a loaded host
- * schedules late does not stretch it to its 200000-call bound.
- */
-TEST_F_TIMEOUT(insn, rip_add_signal_storm, 120)
-{
-	struct sigaction sa = { .sa_sigaction = storm_sig,
-				.sa_flags = SA_SIGINFO }, old;
-	long i, bad = 0;
-	pthread_t th;
-	pid_t tid;
-
-	UT_WRITE_ONCE(ui_data, 1000);
-	if (PROBE("rip_add"))
-		return;
-	EXPECT_EQ(2 * 1 + 1000 + 8, ui_rip_add(1));	/* maps the XOL area */
-	storm_xol_lo = xol_area(&storm_xol_hi);
-	ASSERT_NE(0, storm_xol_lo);
-	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, &old));
-	tid = syscall(SYS_gettid);
-	UT_WRITE_ONCE(storm_stop, 0);
-	ASSERT_EQ(0, pthread_create(&th, NULL, storm_thread, &tid));
-	while (!UT_READ_ONCE(storm_signals))
-		sched_yield();
-	for (i = 0; i < 2000 ||
-	     (UT_READ_ONCE(storm_signals) < 50 && i < 200000); i++)
-		if (ui_rip_add(i) != 2 * i + 1000 + 8)
-			bad++;
-	UT_WRITE_ONCE(storm_stop, 1);
-	ASSERT_EQ(0, pthread_join(th, NULL));
-	sigaction(SIGUSR1, &old, NULL);
-	EXPECT_EQ(0, bad);
-	EXPECT_LE(50, UT_READ_ONCE(storm_signals));
-	EXPECT_EQ(0, storm_in_xol);
-	EXPECT_EQ(i + 1, ut_profile_hits(self->ev));
 }
 
 /* an instruction uprobes must refuse, at label ui_ref_<name> */
@@ -1300,14 +1319,20 @@ static const char *const frame_insns[] = {
 	"frame_ldr_w", "frame_add", "frame_ldr", "frame_ldp",
 };
 
+/* The columns of ut_stats_counts() */
+enum { ST_HITS, ST_EMULATED, ST_STEPPED, ST_BOOSTED, ST_MISSED };
+
 /*
  * Probe each instruction of ui_frame in turn and call it three times:
- * exact results, three hits, and (ours) uprobe_stats says each hit was
- * @emulated (else stepped). False if the test is to end.
+ * exact results, three hits, and (ours) uprobe_stats says each hit ran
+ * the way column @how counts (ST_EMULATED, ST_STEPPED or ST_BOOSTED).
+ * False if the test is to end.
  */
 static bool frame_each_insn(struct __test_metadata *_metadata, char *grp,
-			    char *ev, bool emulated)
+			    char *ev, int how)
 {
+	int col;
+
 	unsigned long long v[5] = { 0 };
 	size_t i;
 
@@ -1322,9 +1347,10 @@ static bool frame_each_insn(struct __test_metadata *_metadata, char *grp,
 			EXPECT_EQ(-1, ut_stats_counts(grp, ev, v));
 		} else {
 			EXPECT_EQ(0, ut_stats_counts(grp, ev, v)) TH_LOG("%s", ev);
-			EXPECT_EQ(3ULL, v[0]) TH_LOG("%s: hits", ev);
-			EXPECT_EQ(emulated ? 3ULL : 0ULL, v[1]) TH_LOG("%s: emulated", ev);
-			EXPECT_EQ(emulated ? 0ULL : 3ULL, v[2]) TH_LOG("%s: stepped", ev);
+			EXPECT_EQ(3ULL, v[ST_HITS]) TH_LOG("%s: hits", ev);
+			for (col = ST_EMULATED; col <= ST_MISSED; col++)
+				EXPECT_EQ(col == how ? 3ULL : 0ULL, v[col])
+					TH_LOG("%s: column %d", ev, col);
 		}
 		ut_group_cleanup(grp);
 	}
@@ -1339,13 +1365,16 @@ static bool frame_each_insn(struct __test_metadata *_metadata, char *grp,
  */
 TEST_F(insn, frame_insns_emulated)
 {
-	if (frame_each_insn(_metadata, self->grp, self->ev, true) &&
+	if (frame_each_insn(_metadata, self->grp, self->ev, ST_EMULATED) &&
 	    ut_impl_is_stock())
 		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps every instruction");
 }
 
-/* With uprobes.emulate=0 the same instructions are stepped, as in 6.1. */
-TEST_F(insn, frame_insns_stepped_unemulated)
+/*
+ * With uprobes.emulate=0 the same instructions run out of line, each
+ * copy followed by its branch back: boosted, no single-step.
+ */
+TEST_F(insn, frame_insns_boosted_unemulated)
 {
 	int was = ut_emulate(false);
 
@@ -1355,8 +1384,26 @@ TEST_F(insn, frame_insns_stepped_unemulated)
 		return;
 	}
 	ASSERT_LE(0, was);
-	frame_each_insn(_metadata, self->grp, self->ev, false);
+	frame_each_insn(_metadata, self->grp, self->ev, ST_BOOSTED);
 	EXPECT_EQ(0, ut_emulate(was));
+}
+
+/* With uprobes.emulate=0 and uprobes.boost=0 they are stepped, as in 6.1. */
+TEST_F(insn, frame_insns_stepped_unemulated_unboosted)
+{
+	int was = ut_emulate(false), boost = ut_boost(false);
+
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, was);
+		EXPECT_EQ(-1, boost);
+		UT_STOCK_FAILS("no uprobes.emulate and uprobes.boost parameters");
+		return;
+	}
+	ASSERT_LE(0, was);
+	ASSERT_LE(0, boost);
+	frame_each_insn(_metadata, self->grp, self->ev, ST_STEPPED);
+	EXPECT_EQ(0, ut_emulate(was));
+	EXPECT_EQ(0, ut_boost(boost));
 }
 
 /* What ui_alu() computes, by C's rules. */
@@ -1561,10 +1608,11 @@ TEST_F(insn, alu_reg_insns_emulated)
 }
 
 /*
- * An stp into a page not yet faulted in is stepped, which faults it in,
- * and emulated once the page is there; both store the pair.
+ * An stp into a page not yet faulted in runs out of line with its branch
+ * back (boosted), which faults the page in, and is emulated once the page
+ * is there; both store the pair.
  */
-TEST_F(insn, stp_untouched_page_stepped)
+TEST_F(insn, stp_untouched_page_boosted)
 {
 	long page = sysconf(_SC_PAGESIZE), *a, *b;
 	unsigned long long v[5];
@@ -1595,11 +1643,121 @@ TEST_F(insn, stp_untouched_page_stepped)
 		goto unmap;
 	}
 	ASSERT_EQ(0, ut_stats_counts(self->grp, self->ev, v));
-	EXPECT_EQ(3ULL, v[0]);
-	EXPECT_EQ(2ULL, v[1]);	/* emulated */
-	EXPECT_EQ(1ULL, v[2]);	/* stepped */
+	EXPECT_EQ(3ULL, v[ST_HITS]);
+	EXPECT_EQ(2ULL, v[ST_EMULATED]);
+	EXPECT_EQ(0ULL, v[ST_STEPPED]);
+	EXPECT_EQ(1ULL, v[ST_BOOSTED]);
 unmap:
 	munmap(map, 3 * page);
+}
+
+/* How far a B reaches either way: a boosted copy's branch back. */
+#define BRANCH_REACH	(128UL << 20)
+
+/* The distance between @a and @b. */
+static unsigned long distance(unsigned long a, unsigned long b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * The XOL area that a hit maps lies within a branch's reach of the probed
+ * code, so that a copy there can branch back to it. Stock 6.1 maps it at
+ * the top of the address space, out of that reach.
+ */
+TEST_F(insn, xol_area_near_code)
+{
+	unsigned long lo, hi, code = (unsigned long)ui_add_insn;
+
+	if (PROBE("add"))
+		return;
+	EXPECT_EQ(12, ui_add(5, 7));	/* maps the XOL area */
+	EXPECT_EQ(1, HITS());
+	lo = xol_area(&hi);
+	ASSERT_NE(0, lo);
+	TH_LOG("code %#lx, XOL area %#lx-%#lx", code, lo, hi);
+	if (ut_impl_is_stock() && (distance(lo, code) >= BRANCH_REACH ||
+				   distance(hi, code) >= BRANCH_REACH)) {
+		UT_STOCK_FAILS("the XOL area is %#lx bytes from the code",
+			       distance(lo, code));
+		return;
+	}
+	EXPECT_GT(BRANCH_REACH, distance(lo, code));
+	EXPECT_GT(BRANCH_REACH, distance(hi, code));
+}
+
+/* ui_add's type */
+typedef long (*add_fn)(long x, long y);
+
+/*
+ * The page of the test binary that holds ui_add, mapped once more at a
+ * free address 1 to 8 GiB below it; ui_add there (the probe is installed
+ * in that mapping too), or NULL. *@map gets the mapping.
+ */
+static add_fn map_add_far(void **map)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int64_t off = ut_elf_sym_offset(ut_self_exe(), "ui_add_insn");
+	unsigned long code = (unsigned long)ui_add_insn, at;
+	void *m = MAP_FAILED;
+	int fd, i;
+
+	if (off < 0)
+		return NULL;
+	fd = open(ut_self_exe(), O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	for (i = 1; i <= 8 && m == MAP_FAILED; i++) {
+		at = (code - ((unsigned long)i << 30)) & ~(page - 1);
+		m = mmap((void *)at, page, PROT_READ | PROT_EXEC,
+			 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd,
+			 off & ~(page - 1));
+	}
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	*map = m;
+	return (add_fn)((char *)m + (off & (page - 1)));
+}
+
+/*
+ * ui_add's code mapped a second time, more than a branch's reach from the
+ * XOL area that its first hit mapped near the first mapping: a copy there
+ * could not branch back, so those hits are stepped; the others are
+ * boosted; every sum right. Stock 6.1 steps them all and has no
+ * uprobe_stats.
+ */
+TEST_F(insn, boost_out_of_reach_stepped)
+{
+	unsigned long long v[5] = { 0 };
+	unsigned long lo, hi;
+	add_fn far;
+	void *map = NULL;
+
+	if (PROBE("add"))
+		return;
+	EXPECT_EQ(12, ui_add(5, 7));	/* maps the XOL area */
+	lo = xol_area(&hi);
+	ASSERT_NE(0, lo);
+	far = map_add_far(&map);
+	ASSERT_NE(NULL, far) TH_LOG("no room 1-8 GiB below the code");
+	TH_LOG("XOL area %#lx-%#lx, far copy %p", lo, hi, map);
+	EXPECT_LE(BRANCH_REACH, distance(lo, (unsigned long)far));
+	EXPECT_LE(BRANCH_REACH, distance(hi, (unsigned long)far));
+	EXPECT_EQ(3, far(1, 2));
+	EXPECT_EQ(12, far(5, 7));
+	EXPECT_EQ(3, ui_add(1, 2));
+	EXPECT_EQ(4, HITS());
+	munmap(map, sysconf(_SC_PAGESIZE));
+	if (ut_impl_is_stock()) {
+		EXPECT_EQ(-1, ut_stats_counts(self->grp, self->ev, v));
+		UT_STOCK_FAILS("no uprobe_stats: 6.1 steps every hit");
+		return;
+	}
+	ASSERT_EQ(0, ut_stats_counts(self->grp, self->ev, v));
+	EXPECT_EQ(4ULL, v[ST_HITS]);
+	EXPECT_EQ(2ULL, v[ST_STEPPED]);
+	EXPECT_EQ(2ULL, v[ST_BOOSTED]);
 }
 
 /*

@@ -50,7 +50,7 @@ extern long ui_data, ui_store_word, ui_store_guard_lo, ui_store_guard_hi;
 long ui_stp(long x, long y);
 long ui_ldp(long x, long y);
 long ui_ldr_literal(void);
-extern char ui_ldr_literal_insn[];
+extern char ui_ldr_literal_insn[], ui_add_insn[];
 long ui_adr(void);
 long ui_adrp(void);
 long ui_cbz(long x);
