@@ -54,7 +54,7 @@ typedef void (*fn_t)(void);
 #define UB_L_MOV	"mov x0,x1"
 #define UB_L_ADD	"add x0,x0,#1"
 #define UB_L_RIP_LOAD	"adrp x0,x (simulated)"
-#define UB_L_RIP_STORE	"adds x0,x0,#1 (sets flags)"
+#define UB_L_RIP_STORE	"add x0,x0,x0,uxtx (out of line)"
 #define UB_L_CALL	"bl"
 #define UB_L_JMP	"b"
 #define UB_L_JCC	"cbz (taken)"

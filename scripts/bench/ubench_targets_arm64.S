@@ -5,8 +5,9 @@
  * function whose probed instruction is at ub_<name>_at. The rows' labels
  * (ubench.c, UB_L_*) say which instruction each one is here: push and pop
  * are the stp and ldp of a frame record, rip_load an adrp, rip_store an
- * adds (which is stepped), call a bl, jmp a b, jcc a taken cbz. arm64 has
- * no jump sites: nop5, mov5 and sdt5 exist only so that ubench links.
+ * add of an extended register (not emulated: it runs out of line), call a
+ * bl, jmp a b, jcc a taken cbz. arm64 has no jump sites: nop5, mov5 and
+ * sdt5 exist only so that ubench links.
  */
 	.data
 	.balign	8
@@ -63,7 +64,7 @@ ub_\name\()_at:
 
 	target	rip_store
 	at	rip_store
-	adds	x0, x0, #1
+	add	x0, x0, x0, uxtx
 	ret
 
 	target	call
